@@ -1,0 +1,73 @@
+"""create_app(): the one composition root (settings, driver, embedder, scheduler, blueprints)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import socket
+import uuid
+
+from quart import Quart
+from quart_schema import QuartSchema
+
+from app.api import admin, health, keys
+from app.api import errors as http_errors
+from app.config import Settings
+from app.deps import Deps
+from app.errors import Unavailable
+from app.graph import Graph
+from app.migrations import apply as apply_migrations
+from app.ratelimit import RateLimiter
+
+log = logging.getLogger(__name__)
+STARTUP_WAIT_S = 60
+
+
+async def _wait_for_database(graph: Graph) -> None:
+    for _ in range(STARTUP_WAIT_S):
+        try:
+            await graph.ping()
+            return
+        except Unavailable:
+            await asyncio.sleep(1)
+    await graph.ping()
+
+
+def create_app(settings: Settings | None = None) -> Quart:
+    """Builds the service; nothing touches the network until it starts serving."""
+    settings = settings or Settings()  # read from the environment
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
+
+    app = Quart(__name__)
+    app.config["MAX_CONTENT_LENGTH"] = settings.max_body_bytes
+    QuartSchema(app, openapi_path="/openapi.json", info={"title": "Memory service", "version": "1"})
+
+    graph = Graph.connect(
+        settings.neo4j_uri,
+        settings.neo4j_user,
+        settings.neo4j_password.get_secret_value(),
+        settings.neo4j_database,
+    )
+    instance_id = settings.instance_id or f"{socket.gethostname()}-{uuid.uuid4().hex[:8]}"
+    app.extensions["deps"] = Deps(
+        settings=settings,
+        graph=graph,
+        limiter=RateLimiter(settings.rate_limit_storage_uri, settings.rate_limits_enabled),
+        instance_id=instance_id,
+    )
+
+    for module in (health, keys, admin):
+        app.register_blueprint(module.blueprint)
+    http_errors.register(app)
+
+    @app.before_serving
+    async def start() -> None:
+        await _wait_for_database(graph)
+        await apply_migrations(graph)
+        log.info("memory service %s ready", instance_id)
+
+    @app.after_serving
+    async def stop() -> None:
+        await graph.close()
+
+    return app

@@ -1,0 +1,1 @@
+"""HTTP blueprints, one per resource: decode, call one service function, encode."""

@@ -1,0 +1,98 @@
+"""Credentials per request: the master key, API keys, X-User-Id, and rate-limit declarations."""
+
+from __future__ import annotations
+
+import hmac
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from functools import wraps
+from typing import Literal, ParamSpec, TypeVar
+
+from quart import g, request
+
+from app.deps import deps
+from app.errors import Forbidden, Invalid, Unauthenticated
+from app.ratelimit import OperationClass
+from app.services import keys
+
+Scope = Literal["master", "user"]
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+@dataclass(frozen=True)
+class Principal:
+    """Who is calling: the user acted for, the API key used (None for the master key)."""
+
+    user_id: str | None
+    key_id: str | None
+    is_master: bool
+
+
+def _bearer_token() -> str:
+    header = request.headers.get("Authorization", "")
+    scheme, _, token = header.partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        raise Unauthenticated("missing credential: send Authorization: Bearer <key>")
+    return token.strip()
+
+
+def _is_master(token: str) -> bool:
+    master = deps().settings.master_key.get_secret_value()
+    return hmac.compare_digest(token.encode(), master.encode())
+
+
+async def authenticate(scope: Scope) -> Principal:
+    """Resolves the caller for a route of the given scope, or raises 401/403/422."""
+    token = _bearer_token()
+    if _is_master(token):
+        if scope == "master":
+            return Principal(user_id=None, key_id=None, is_master=True)
+        user_id = request.headers.get("X-User-Id", "").strip()
+        if not user_id:
+            raise Invalid("the master key acts for a user named in the X-User-Id header")
+        rows = await deps().graph.read("users/state", user_id=user_id)
+        if rows and not rows[0]["active"]:
+            raise Forbidden(f"user {user_id} is deactivated")
+        return Principal(user_id=user_id, key_id=None, is_master=True)
+    owner = await keys.verify(deps().graph, token)
+    if scope == "master":
+        raise Forbidden("this route needs the master key")
+    return Principal(user_id=owner.user_id, key_id=owner.key_id, is_master=False)
+
+
+def require(scope: Scope) -> Callable[[], Awaitable[None]]:
+    """A before_request hook that authenticates every route of a blueprint."""
+
+    async def hook() -> None:
+        g.principal = await authenticate(scope)
+
+    return hook
+
+
+def principal() -> Principal:
+    found: Principal = g.principal
+    return found
+
+
+def current_user() -> str:
+    """The user a /v1 or /auth request acts for."""
+    user_id = principal().user_id
+    assert user_id is not None, "user routes always resolve a user"
+    return user_id
+
+
+def limited(
+    operation: OperationClass,
+) -> Callable[[Callable[P, Awaitable[R]]], Callable[P, Awaitable[R]]]:
+    """Declares a handler's rate-limit class; the hit is counted before the handler runs."""
+
+    def decorate(handler: Callable[P, Awaitable[R]]) -> Callable[P, Awaitable[R]]:
+        @wraps(handler)
+        async def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+            await deps().limiter.hit(operation, principal().key_id)
+            return await handler(*args, **kwargs)
+
+        return wrapper
+
+    return decorate

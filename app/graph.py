@@ -1,0 +1,149 @@
+"""The Neo4j gateway: the one async driver, named Cypher files, reads, writes and transactions."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable, Mapping
+from pathlib import Path
+from typing import Any, TypeVar
+
+from neo4j.time import Date, DateTime, Duration
+
+import neo4j
+from app.errors import Unavailable
+from neo4j import AsyncGraphDatabase, AsyncManagedTransaction
+from neo4j import exceptions as neo4j_errors
+
+log = logging.getLogger(__name__)
+
+CYPHER_DIR = Path(__file__).resolve().parent.parent / "cypher"
+T = TypeVar("T")
+Row = dict[str, Any]
+
+UNAVAILABLE_ERRORS = (
+    neo4j_errors.ServiceUnavailable,
+    neo4j_errors.SessionExpired,
+    OSError,
+)
+
+
+def load_queries(directory: Path = CYPHER_DIR) -> dict[str, str]:
+    """Every cypher/<resource>/<verb>.cypher file, keyed as "<resource>/<verb>"."""
+    return {
+        path.relative_to(directory).with_suffix("").as_posix(): path.read_text(encoding="utf-8")
+        for path in sorted(directory.rglob("*.cypher"))
+    }
+
+
+def to_plain(value: Any) -> Any:
+    """Neo4j values as plain Python: temporal types become datetime/date, nodes dicts."""
+    if isinstance(value, DateTime | Date):
+        return value.to_native()
+    if isinstance(value, Duration):
+        return value.seconds
+    if isinstance(value, neo4j.graph.Node | neo4j.graph.Relationship):
+        return {key: to_plain(item) for key, item in dict(value).items()}
+    if isinstance(value, Mapping):
+        return {key: to_plain(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [to_plain(item) for item in value]
+    return value
+
+
+async def _rows(result: neo4j.AsyncResult) -> list[Row]:
+    return [
+        dict(zip(record.keys(), map(to_plain, record.values()), strict=True))
+        async for record in result
+    ]
+
+
+class Tx:
+    """A write transaction in progress: runs named queries inside it."""
+
+    def __init__(self, tx: AsyncManagedTransaction, queries: Mapping[str, str]) -> None:
+        self._tx = tx
+        self._queries = queries
+
+    async def run(self, query_name: str, /, **params: Any) -> list[Row]:
+        query = self._queries[query_name]
+        return await _rows(await self._tx.run(query, params))
+
+
+class Graph:
+    """Reads, writes and transactions over named Cypher statements."""
+
+    def __init__(self, driver: neo4j.AsyncDriver, database: str, queries: Mapping[str, str]):
+        self._driver = driver
+        self._database = database
+        self._queries = queries
+
+    @classmethod
+    def connect(cls, uri: str, user: str, password: str, database: str) -> Graph:
+        auth = (user, password) if user else None
+        driver = AsyncGraphDatabase.driver(
+            uri,
+            auth=auth,
+            connection_acquisition_timeout=10.0,
+            connection_timeout=5.0,
+            max_transaction_retry_time=10.0,
+            notifications_min_severity="OFF",
+        )
+        return cls(driver, database, load_queries())
+
+    def has_query(self, name: str) -> bool:
+        return name in self._queries
+
+    async def read(self, query_name: str, /, **params: Any) -> list[Row]:
+        """Runs one named read-only statement."""
+        return await self._execute(query_name, params, write=False)
+
+    async def write(self, query_name: str, /, **params: Any) -> list[Row]:
+        """Runs one named statement in its own write transaction."""
+        return await self._execute(query_name, params, write=True)
+
+    async def transaction(self, work: Callable[[Tx], Awaitable[T]]) -> T:
+        """Runs `work` in one write transaction, retried on transient errors."""
+
+        async def unit(tx: AsyncManagedTransaction) -> T:
+            return await work(Tx(tx, self._queries))
+
+        try:
+            async with self._driver.session(database=self._database) as session:
+                return await session.execute_write(unit)
+        except UNAVAILABLE_ERRORS as error:
+            raise Unavailable("the database is unavailable") from error
+
+    async def run_schema(self, statement: str) -> None:
+        """Runs one schema statement (migrations) in an auto-commit transaction."""
+        try:
+            async with self._driver.session(database=self._database) as session:
+                result = await session.run(statement)
+                await result.consume()
+        except UNAVAILABLE_ERRORS as error:
+            raise Unavailable("the database is unavailable") from error
+
+    async def ping(self) -> None:
+        """Raises Unavailable unless the database answers a trivial query now."""
+        try:
+            async with self._driver.session(database=self._database) as session:
+                result = await session.run("RETURN 1 AS ok")
+                await result.consume()
+        except (*UNAVAILABLE_ERRORS, neo4j_errors.DriverError) as error:
+            raise Unavailable("the database is unavailable") from error
+
+    async def close(self) -> None:
+        await self._driver.close()
+
+    async def _execute(self, name: str, params: dict[str, Any], *, write: bool) -> list[Row]:
+        query = self._queries[name]
+
+        async def unit(tx: AsyncManagedTransaction) -> list[Row]:
+            return await _rows(await tx.run(query, params))
+
+        try:
+            async with self._driver.session(database=self._database) as session:
+                if write:
+                    return await session.execute_write(unit)
+                return await session.execute_read(unit)
+        except UNAVAILABLE_ERRORS as error:
+            raise Unavailable("the database is unavailable") from error

@@ -1,0 +1,1 @@
+"""Pydantic request and response shapes, one module per resource."""

@@ -1,0 +1,66 @@
+"""Operator views and actions over every user: stats, user pages, deactivation."""
+
+from __future__ import annotations
+
+from app.errors import NotFound
+from app.graph import Graph
+from app.models.admin import MemoryCount, SystemStats, User, UserPage, UserStats, UserSummary
+from app.models.keys import ApiKey
+from app.pagination import decode_cursor, encode_cursor
+from app.services import keys
+
+
+async def system_stats(graph: Graph) -> SystemStats:
+    return SystemStats(**(await graph.read("admin/stats"))[0])
+
+
+async def users(graph: Graph, cursor: str | None, limit: int) -> UserPage:
+    after = decode_cursor(cursor) if cursor else None
+    rows = await graph.read("admin/users", after=after, limit=limit + 1)
+    page = [UserSummary(**row["user"]) for row in rows[:limit]]
+        )
+        for row in rows[:limit]
+    ]
+    next_cursor = encode_cursor(page[-1].user_id) if len(rows) > limit else None
+    return UserPage(items=page, next_cursor=next_cursor)
+
+
+async def user_stats(graph: Graph, user_id: str) -> UserStats:
+    rows = await graph.read("admin/user_stats", user_id=user_id)
+    if not rows:
+        raise NotFound("user not found")
+    row = rows[0]
+    memories = [MemoryCount(**item) for item in row["memories"]]
+    by_type: dict[str, int] = {}
+    for item in memories:
+        if item.branch == row["user"]["active_branch"]:
+            by_type[item.memory_type] = by_type.get(item.memory_type, 0) + item.count
+    return UserStats(
+        user=User(**row["user"]),
+        keys=row["keys"],
+        live_keys=row["live_keys"],
+        active_memories=sum(by_type.values()),
+        memories_by_type=by_type,
+        memories=memories,
+        sessions=row["sessions"],
+        snapshots=row["snapshots"],
+        branches=row["branches"],
+        feedback=row["feedback"],
+    )
+
+
+async def user_keys(graph: Graph, user_id: str) -> list[ApiKey]:
+    await _require_user(graph, user_id)
+    return await keys.list_for(graph, user_id)
+
+
+async def deactivate(graph: Graph, user_id: str) -> User:
+    rows = await graph.write("admin/deactivate_user", user_id=user_id)
+    if not rows:
+        raise NotFound("user not found")
+    return User(**rows[0]["user"])
+
+
+async def _require_user(graph: Graph, user_id: str) -> None:
+    if not await graph.read("users/state", user_id=user_id):
+        raise NotFound("user not found")

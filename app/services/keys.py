@@ -1,0 +1,107 @@
+"""API keys: issue, verify, list, rotate and revoke; only hashes are stored."""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+import uuid
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+
+from app.errors import Conflict, NotFound, Unauthenticated
+from app.graph import Graph
+from app.models.keys import ApiKey, CreateKey, IssuedKey, RevokedKeys
+
+PREFIX_LENGTH = 12
+TOUCH_INTERVAL = timedelta(seconds=60)
+
+
+@dataclass(frozen=True)
+class KeyOwner:
+    key_id: str
+    user_id: str
+
+
+def new_raw_key() -> str:
+    return "sk-" + secrets.token_hex(16)
+
+
+def hash_key(raw_key: str) -> str:
+    return hashlib.sha256(raw_key.encode()).hexdigest()
+
+
+def _secret_fields(raw_key: str) -> dict[str, str]:
+    return {"prefix": raw_key[:PREFIX_LENGTH], "hash": hash_key(raw_key)}
+
+
+async def create(graph: Graph, request: CreateKey) -> IssuedKey:
+    raw_key = new_raw_key()
+    rows = await graph.write(
+        "keys/create",
+        user_id=request.user_id,
+        key_id=str(uuid.uuid4()),
+        name=request.name,
+        expires_at=request.expires_at,
+        **_secret_fields(raw_key),
+    )
+    if not rows[0]["user_active"]:
+        raise Conflict(f"user {request.user_id} is deactivated")
+    return IssuedKey(**rows[0]["key"], raw_key=raw_key)
+
+
+async def verify(graph: Graph, raw_key: str) -> KeyOwner:
+    """The owner of a live key; Unauthenticated for unknown, revoked, expired or deactivated."""
+    rows = await graph.read("keys/verify", hash=hash_key(raw_key))
+    if not rows:
+        raise Unauthenticated("invalid API key")
+    row = rows[0]
+    now = datetime.now(UTC)
+    if row["revoked_at"] is not None:
+        raise Unauthenticated("API key has been revoked")
+    if row["expires_at"] is not None and row["expires_at"] <= now:
+        raise Unauthenticated("API key has expired")
+    if not row["user_active"]:
+        raise Unauthenticated("user is deactivated")
+    if row["last_used_at"] is None or now - row["last_used_at"] > TOUCH_INTERVAL:
+        await graph.write("keys/touch", key_id=row["key_id"])
+    return KeyOwner(key_id=row["key_id"], user_id=row["user_id"])
+
+
+async def list_for(graph: Graph, user_id: str) -> list[ApiKey]:
+    return [ApiKey(**row["key"]) for row in await graph.read("keys/list", user_id=user_id)]
+
+
+async def get(graph: Graph, user_id: str, key_id: str) -> ApiKey:
+    rows = await graph.read("keys/get", user_id=user_id, key_id=key_id)
+    if not rows:
+        raise NotFound("API key not found")
+    return ApiKey(**rows[0]["key"])
+
+
+async def rotate(graph: Graph, user_id: str, key_id: str) -> IssuedKey:
+    raw_key = new_raw_key()
+    rows = await graph.write(
+        "keys/rotate",
+        user_id=user_id,
+        key_id=key_id,
+        new_key_id=str(uuid.uuid4()),
+        **_secret_fields(raw_key),
+    )
+    if not rows:
+        await get(graph, user_id, key_id)  # 404 when unknown or foreign
+        raise Conflict("API key is already revoked")
+    return IssuedKey(**rows[0]["key"], raw_key=raw_key)
+
+
+async def revoke(graph: Graph, user_id: str, key_id: str) -> ApiKey:
+    rows = await graph.write("keys/revoke", user_id=user_id, key_id=key_id)
+    if not rows:
+        raise NotFound("API key not found")
+    return ApiKey(**rows[0]["key"])
+
+
+async def revoke_all(graph: Graph, user_id: str) -> RevokedKeys:
+    row = (await graph.write("keys/revoke_all", user_id=user_id))[0]
+    if not row["found"]:
+        raise NotFound("user not found")
+    return RevokedKeys(user_id=user_id, revoked=row["revoked"])

@@ -1,0 +1,2 @@
+// Waits until every index is online.
+CALL db.awaitIndexes(300)

@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# Runs a local Neo4j Community server assembled from Maven Central (see pom.xml beside this file).
+#   neo4j/server.sh start DIR BOLT_PORT HTTP_PORT   start an instance whose data and logs live in DIR
+#   neo4j/server.sh stop DIR                        stop it and wait until it has exited
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+
+find_java() {
+  local candidate version
+  for candidate in "${JAVA_HOME:-}" /usr/lib/jvm/*; do
+    [ -n "$candidate" ] && [ -x "$candidate/bin/java" ] || continue
+    version=$("$candidate/bin/java" -XshowSettings:properties -version 2>&1 | awk -F' = ' '/java.specification.version/ {print $2}')
+    if [ "${version%%.*}" -ge 21 ] 2>/dev/null; then echo "$candidate/bin/java"; return; fi
+  done
+  echo "no Java 21+ JDK found: set JAVA_HOME" >&2
+  exit 1
+}
+
+assemble() {
+  if [ ! -f "$here/target/lib/.complete" ]; then
+    echo "assembling Neo4j from Maven Central into $here/target/lib ..." >&2
+    mvn -q -B -f "$here/pom.xml" dependency:copy-dependencies -DincludeScope=runtime \
+      -DoutputDirectory="$here/target/lib" >&2
+    touch "$here/target/lib/.complete"
+  fi
+}
+
+wait_for_port() {
+  local port=$1 seconds=$2 log=$3
+  for _ in $(seq 1 "$seconds"); do
+    if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then return 0; fi
+    sleep 1
+  done
+  echo "Neo4j did not answer on port $port within ${seconds}s; last lines of $log:" >&2
+  tail -n 30 "$log" >&2
+  return 1
+}
+
+start() {
+  local dir=$1 bolt=$2 http=$3
+  assemble
+  mkdir -p "$dir"/{conf,data,logs,run,plugins,import}
+  dir="$(cd "$dir" && pwd)"
+  ln -sfn "$here/target/lib" "$dir/lib"
+  sed -e "s/@BOLT_PORT@/$bolt/g" -e "s/@HTTP_PORT@/$http/g" \
+    -e "s/@HEAP@/${NEO4J_HEAP:-1g}/g" -e "s/@PAGECACHE@/${NEO4J_PAGECACHE:-512m}/g" \
+    "$here/neo4j.conf.template" > "$dir/conf/neo4j.conf"
+  if [ -f "$dir/run/neo4j.pid" ] && kill -0 "$(cat "$dir/run/neo4j.pid")" 2>/dev/null; then
+    echo "Neo4j already running in $dir" >&2
+  else
+    local java; java=$(find_java)
+    nohup "$java" --enable-native-access=ALL-UNNAMED -cp "$dir/lib/*" org.neo4j.server.Neo4jCommunity \
+      --home-dir="$dir" --config-dir="$dir/conf" > "$dir/logs/console.log" 2>&1 &
+    echo $! > "$dir/run/neo4j.pid"
+  fi
+  wait_for_port "$bolt" 120 "$dir/logs/console.log"
+  wait_for_port "$http" 60 "$dir/logs/console.log"
+}
+
+stop() {
+  local dir=$1 pid
+  [ -f "$dir/run/neo4j.pid" ] || return 0
+  pid=$(cat "$dir/run/neo4j.pid")
+  if kill -0 "$pid" 2>/dev/null; then
+    kill "$pid"
+    for _ in $(seq 1 60); do kill -0 "$pid" 2>/dev/null || break; sleep 1; done
+    kill -9 "$pid" 2>/dev/null || true
+  fi
+  rm -f "$dir/run/neo4j.pid"
+}
+
+case "${1:-}" in
+  start) start "$2" "$3" "$4" ;;
+  stop) stop "$2" ;;
+  assemble) assemble ;;
+  *) echo "usage: $0 start DIR BOLT_PORT HTTP_PORT | stop DIR | assemble" >&2; exit 2 ;;
+esac
