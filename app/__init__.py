@@ -14,9 +14,12 @@ from app.api import admin, health, keys
 from app.api import errors as http_errors
 from app.config import Settings
 from app.deps import Deps
+from app.embedder import Embedder, SentenceTransformerEmbedder
 from app.errors import Unavailable
 from app.graph import Graph
+from app.llm import LlmClient
 from app.migrations import apply as apply_migrations
+from app.migrations import ensure_vector_index
 from app.ratelimit import RateLimiter
 
 log = logging.getLogger(__name__)
@@ -33,9 +36,25 @@ async def _wait_for_database(graph: Graph) -> None:
     await graph.ping()
 
 
-def create_app(settings: Settings | None = None) -> Quart:
-    """Builds the service; nothing touches the network until it starts serving."""
+def create_app(settings: Settings | None = None, embedder: Embedder | None = None) -> Quart:
+    """Builds the service; nothing touches the network until it starts serving.
+
+    Tests and benchmarks pass one `embedder` to many apps so the model loads once.
+    """
     settings = settings or Settings()  # read from the environment
+    embedder = embedder or SentenceTransformerEmbedder(
+        settings.embedding_model, settings.embedding_cache_size
+    )
+    llm = (
+        LlmClient(
+            settings.llm_base_url,
+            settings.llm_api_key.get_secret_value(),
+            settings.llm_model,
+            settings.llm_timeout_s,
+        )
+        if settings.llm_enabled
+        else None
+    )
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
 
     app = Quart(__name__)
@@ -54,6 +73,8 @@ def create_app(settings: Settings | None = None) -> Quart:
         graph=graph,
         limiter=RateLimiter(settings.rate_limit_storage_uri, settings.rate_limits_enabled),
         instance_id=instance_id,
+        embedder=embedder,
+        llm=llm,
     )
 
     for module in (health, keys, admin):
@@ -64,10 +85,13 @@ def create_app(settings: Settings | None = None) -> Quart:
     async def start() -> None:
         await _wait_for_database(graph)
         await apply_migrations(graph)
+        await ensure_vector_index(graph, embedder.dimensions)
         log.info("memory service %s ready", instance_id)
 
     @app.after_serving
     async def stop() -> None:
+        if llm is not None:
+            await llm.close()
         await graph.close()
 
     return app

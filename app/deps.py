@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, cast
+from dataclasses import dataclass
+from typing import cast
 
 from quart import current_app
 
 from app.config import Settings
+from app.embedder import Embedder
+from app.errors import Unavailable
 from app.graph import Graph
+from app.llm import LlmClient
 from app.ratelimit import RateLimiter
-
-if TYPE_CHECKING:
-    from app.embedder import Embedder
-    from app.llm import LlmClient
 
 
 @dataclass
@@ -22,9 +21,13 @@ class Deps:
     graph: Graph
     limiter: RateLimiter
     instance_id: str
-    embedder: Embedder | None = None
+    embedder: Embedder
     llm: LlmClient | None = None
-    extras: dict[str, object] = field(default_factory=dict)
+
+    def require_llm(self) -> LlmClient:
+        if self.llm is None:
+            raise Unavailable("this feature needs an LLM: set LLM_API_KEY (and LLM_BASE_URL)")
+        return self.llm
 
 
 def deps() -> Deps:

@@ -41,7 +41,9 @@ class SentenceTransformerEmbedder:
         from sentence_transformers import SentenceTransformer
 
         self._model: Any = SentenceTransformer(model or default_model_path(), device="cpu")
-        dimensions = self._model.get_sentence_embedding_dimension()
+        dimensions = getattr(
+            self._model, "get_embedding_dimension", self._model.get_sentence_embedding_dimension
+        )()
         if not dimensions:
             raise RuntimeError(f"embedding model {model!r} does not report its dimension")
         self.dimensions: int = int(dimensions)

@@ -114,3 +114,17 @@ async def apply(graph: Graph, migrations: list[Migration] | None = None) -> list
         return done
     finally:
         await leases.release(graph, LEASE, holder)
+
+
+async def ensure_vector_index(graph: Graph, dimensions: int) -> None:
+    """Creates the memory vector index for the model's dimension; a mismatch stops startup."""
+    rows = await graph.read("schema/vector_index")
+    if rows and rows[0]["dimensions"] != dimensions:
+        raise MigrationError(
+            f"the vector index holds {rows[0]['dimensions']}-dimensional embeddings but the "
+            f"embedding model makes {dimensions}: use the model the data was stored with, "
+            "or drop the index memory_embedding and re-embed"
+        )
+    if not rows:
+        await graph.write("schema/create_vector_index", dimensions=dimensions)
+    await graph.read("schema/await_indexes")

@@ -18,9 +18,6 @@ async def users(graph: Graph, cursor: str | None, limit: int) -> UserPage:
     after = decode_cursor(cursor) if cursor else None
     rows = await graph.read("admin/users", after=after, limit=limit + 1)
     page = [UserSummary(**row["user"]) for row in rows[:limit]]
-        )
-        for row in rows[:limit]
-    ]
     next_cursor = encode_cursor(page[-1].user_id) if len(rows) > limit else None
     return UserPage(items=page, next_cursor=next_cursor)
 
