@@ -14,6 +14,7 @@ from app.deps import deps
 from app.errors import Forbidden, Invalid, Unauthenticated
 from app.ratelimit import OperationClass
 from app.services import keys
+from app.services.branches import Caller
 
 Scope = Literal["master", "user"]
 P = ParamSpec("P")
@@ -27,6 +28,7 @@ class Principal:
     user_id: str | None
     key_id: str | None
     is_master: bool
+    active_branch: str = "main"
 
 
 def _bearer_token() -> str:
@@ -54,11 +56,17 @@ async def authenticate(scope: Scope) -> Principal:
         rows = await deps().graph.read("users/state", user_id=user_id)
         if rows and not rows[0]["active"]:
             raise Forbidden(f"user {user_id} is deactivated")
-        return Principal(user_id=user_id, key_id=None, is_master=True)
+        branch = rows[0]["active_branch"] if rows else "main"
+        return Principal(user_id=user_id, key_id=None, is_master=True, active_branch=branch)
     owner = await keys.verify(deps().graph, token)
     if scope == "master":
         raise Forbidden("this route needs the master key")
-    return Principal(user_id=owner.user_id, key_id=owner.key_id, is_master=False)
+    return Principal(
+        user_id=owner.user_id,
+        key_id=owner.key_id,
+        is_master=False,
+        active_branch=owner.active_branch,
+    )
 
 
 def require(scope: Scope) -> Callable[[], Awaitable[None]]:
@@ -80,6 +88,11 @@ def current_user() -> str:
     user_id = principal().user_id
     assert user_id is not None, "user routes always resolve a user"
     return user_id
+
+
+def caller() -> Caller:
+    """The user a /v1 request acts for, with their checked-out branch."""
+    return Caller(user_id=current_user(), active_branch=principal().active_branch)
 
 
 def limited(

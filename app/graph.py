@@ -57,6 +57,20 @@ async def _rows(result: neo4j.AsyncResult) -> list[Row]:
     ]
 
 
+def plan_summary(plan: Mapping[str, Any]) -> dict[str, Any]:
+    """An executed plan as operators with their rows and database hits."""
+    children = [plan_summary(child) for child in plan.get("children", [])]
+    return {
+        "operator": plan.get("operatorType"),
+        "details": (plan.get("args") or {}).get("Details"),
+        "rows": plan.get("rows"),
+        "db_hits": plan.get("dbHits"),
+        "total_db_hits": (plan.get("dbHits") or 0)
+        + sum(child["total_db_hits"] for child in children),
+        "children": children,
+    }
+
+
 class Tx:
     """A write transaction in progress: runs named queries inside it."""
 
@@ -112,6 +126,18 @@ class Graph:
                 return await session.execute_write(unit)
         except UNAVAILABLE_ERRORS as error:
             raise Unavailable("the database is unavailable") from error
+
+    async def profile(self, query_name: str, /, **params: Any) -> tuple[list[Row], dict[str, Any]]:
+        """Runs one named read statement under PROFILE: its rows and its executed plan."""
+        query = "PROFILE " + self._queries[query_name]
+        try:
+            async with self._driver.session(database=self._database) as session:
+                result = await session.run(query, params)
+                rows = await _rows(result)
+                summary = await result.consume()
+        except UNAVAILABLE_ERRORS as error:
+            raise Unavailable("the database is unavailable") from error
+        return rows, plan_summary(summary.profile or {})
 
     async def run_schema(self, statement: str) -> None:
         """Runs one schema statement (migrations) in an auto-commit transaction."""

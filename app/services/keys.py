@@ -20,6 +20,7 @@ TOUCH_INTERVAL = timedelta(seconds=60)
 class KeyOwner:
     key_id: str
     user_id: str
+    active_branch: str
 
 
 def new_raw_key() -> str:
@@ -64,7 +65,9 @@ async def verify(graph: Graph, raw_key: str) -> KeyOwner:
         raise Unauthenticated("user is deactivated")
     if row["last_used_at"] is None or now - row["last_used_at"] > TOUCH_INTERVAL:
         await graph.write("keys/touch", key_id=row["key_id"])
-    return KeyOwner(key_id=row["key_id"], user_id=row["user_id"])
+    return KeyOwner(
+        key_id=row["key_id"], user_id=row["user_id"], active_branch=row["active_branch"]
+    )
 
 
 async def list_for(graph: Graph, user_id: str) -> list[ApiKey]:

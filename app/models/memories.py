@@ -1,0 +1,206 @@
+"""Memory requests and responses."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Annotated, Literal
+
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    Field,
+    StringConstraints,
+    field_validator,
+)
+
+from app.models.common import Strict
+
+MemoryType = Literal["semantic", "profile", "procedural", "working", "tool_result", "episodic"]
+TrustTier = Literal["T1", "T2", "T3", "T4"]
+MetadataValue = str | bool | int | float
+MAX_CONTENT_BYTES = 32 * 1024
+MAX_QUERY_BYTES = 4096
+MAX_METADATA_KEYS = 32
+
+
+def _content(value: str) -> str:
+    if not value.strip():
+        raise ValueError("must not be blank")
+    if len(value.encode("utf-8")) > MAX_CONTENT_BYTES:
+        raise ValueError(f"must be at most {MAX_CONTENT_BYTES} UTF-8 bytes")
+    return value
+
+
+def _query(value: str) -> str:
+    if len(value.encode("utf-8")) > MAX_QUERY_BYTES:
+        raise ValueError(f"must be at most {MAX_QUERY_BYTES} UTF-8 bytes")
+    return value
+
+
+def _utc(value: datetime | None) -> datetime | None:
+    """Timestamps without a zone are UTC."""
+    if value is not None and value.tzinfo is None:
+        return value.replace(tzinfo=UTC)
+    return value
+
+
+Content = Annotated[str, AfterValidator(_content)]
+QueryText = Annotated[str, AfterValidator(_query)]
+Name = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=128)]
+BranchName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_.\-]{1,64}$")]
+MetadataKey = Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")]
+UtcTimestamp = Annotated[datetime, AfterValidator(_utc)]
+
+
+def _flat_metadata(value: dict[str, MetadataValue]) -> dict[str, MetadataValue]:
+    if len(value) > MAX_METADATA_KEYS:
+        raise ValueError(f"at most {MAX_METADATA_KEYS} keys")
+    return value
+
+
+Metadata = Annotated[dict[MetadataKey, MetadataValue], AfterValidator(_flat_metadata)]
+
+
+class NewMemory(Strict):
+    content: Content
+    memory_type: MemoryType = "semantic"
+    session_id: Name | None = None
+    subject_id: Name | None = None
+    trust_tier: TrustTier = "T1"
+    initial_confidence: float | None = Field(default=None, ge=0.0, le=1.0)
+    observed_at: UtcTimestamp | None = None
+    extra_metadata: Metadata = Field(default_factory=dict)
+
+
+class StoreMemory(NewMemory):
+    branch: BranchName | None = None
+
+
+class StoreBatch(Strict):
+    memories: list[NewMemory] = Field(min_length=1, max_length=100)
+    branch: BranchName | None = None
+
+
+class FeedbackCounts(BaseModel):
+    useful: int = 0
+    irrelevant: int = 0
+    outdated: int = 0
+    wrong: int = 0
+
+
+class Memory(BaseModel):
+    memory_id: str
+    id: str
+    user_id: str
+    content: str
+    memory_type: MemoryType
+    session_id: str | None
+    subject_id: str | None
+    trust_tier: TrustTier
+    initial_confidence: float
+    confidence: float
+    is_active: bool
+    superseded_by: str | None
+    observed_at: datetime
+    created_at: datetime
+    updated_at: datetime
+    branch: str
+    extra_metadata: dict[str, MetadataValue]
+    feedback: FeedbackCounts
+    retrieval_score: float | None = None
+
+
+class StoredBatch(BaseModel):
+    memories: list[Memory]
+
+
+class MemoryPage(BaseModel):
+    items: list[Memory]
+    next_cursor: str | None
+
+
+class ListQuery(BaseModel):
+    limit: int = Field(default=50, ge=1, le=500)
+    cursor: str | None = None
+    memory_type: MemoryType | None = None
+    branch: BranchName | None = None
+
+
+class CorrectById(Strict):
+    new_content: Content
+    reason: Annotated[str, StringConstraints(max_length=1000)] = ""
+    branch: BranchName | None = None
+
+
+class CorrectByQuery(CorrectById):
+    query: Annotated[QueryText, StringConstraints(min_length=1)]
+
+
+class Corrected(Memory):
+    matched_memory_id: str
+
+
+class DeleteQuery(BaseModel):
+    reason: Annotated[str, StringConstraints(max_length=1000)] = ""
+    branch: BranchName | None = None
+
+
+class Deleted(BaseModel):
+    memory_id: str
+    deleted: bool
+    snapshot_name: str | None
+
+
+class Message(Strict):
+    role: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=32)]
+    content: Annotated[str, StringConstraints(max_length=MAX_CONTENT_BYTES)]
+
+
+class Observe(Strict):
+    messages: list[Message] = Field(min_length=1, max_length=200)
+    session_id: Name | None = None
+    branch: BranchName | None = None
+
+
+class Observed(BaseModel):
+    memories: list[Memory]
+    warning: str | None = None
+
+
+class Profile(BaseModel):
+    user_id: str
+    profile: str
+    memories: list[Memory]
+    stats: dict[str, int]
+    total: int
+
+
+Explain = bool | Literal["verbose", "analyze"]
+
+
+class RetrieveRequest(Strict):
+    query: Annotated[QueryText, StringConstraints(min_length=1)]
+    top_k: int | None = Field(default=None, ge=1, le=100)
+    memory_types: list[MemoryType] | None = None
+    session_id: Name | None = None
+    explain: Explain = False
+    min_score: float | None = Field(default=None, ge=0.0)
+    branch: BranchName | None = None
+
+    @field_validator("query")
+    @classmethod
+    def _not_blank(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("must not be blank")
+        return value
+
+
+class FulltextRequest(Strict):
+    query: QueryText
+    extra_metadata_filter: dict[MetadataKey, MetadataValue] | None = None
+    subject_id: str | None = None
+    memory_types: list[MemoryType] | None = None
+    session_id: str | None = None
+    trust_tier: TrustTier | None = None
+    branch: BranchName | None = None
+    limit: int = Field(default=20, ge=1, le=100)

@@ -1,0 +1,92 @@
+"""The second retrieval stage: fuse vector and full-text candidates, then rerank (pure)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+VECTOR_WEIGHT = 0.7
+TEXT_WEIGHT = 1.0 - VECTOR_WEIGHT
+SESSION_BOOST = 1.15
+RECENCY_BONUS = 0.05
+RECENCY_DAYS = 30.0
+CONFIDENCE_FLOOR = 0.75
+RELATIVE_FLOOR = 0.5
+FEEDBACK_MIN, FEEDBACK_MAX = 0.5, 2.0
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One memory as the first stage found it, with what the second stage needs."""
+
+    memory_id: str
+    cosine: float | None  # similarity to the query in [-1, 1]; None: not a vector hit
+    text_score: float | None  # the full-text engine's score; None: not a text hit
+    confidence: float  # decayed trust-tier confidence, 0..1
+    age_days: float
+    same_session: bool
+    useful: int = 0
+    irrelevant: int = 0
+    outdated: int = 0
+    wrong: int = 0
+
+
+@dataclass(frozen=True)
+class Scored:
+    memory_id: str
+    score: float
+    components: dict[str, float] = field(default_factory=dict)
+
+
+def feedback_multiplier(
+    weight: float, useful: int, irrelevant: int, outdated: int, wrong: int
+) -> float:
+    """clamp(1 + w·(useful - 0.5·(irrelevant + outdated + wrong)), 0.5, 2.0)."""
+    raw = 1.0 + weight * (useful - 0.5 * (irrelevant + outdated + wrong))
+    return min(FEEDBACK_MAX, max(FEEDBACK_MIN, raw))
+
+
+def relevance(cosine: float | None, text_score: float | None, best_text: float) -> float:
+    """Convex mix of cosine similarity and the text score normalised by the best text score."""
+    vector_part = max(0.0, cosine) if cosine is not None else 0.0
+    text_part = (text_score / best_text) if text_score and best_text > 0 else 0.0
+    return VECTOR_WEIGHT * vector_part + TEXT_WEIGHT * text_part
+
+
+def rank(
+    candidates: list[Candidate],
+    *,
+    feedback_weight: float,
+    session_boost: bool,
+    top_k: int,
+    min_score: float | None = None,
+) -> list[Scored]:
+    """Best first; candidates under the relevance floor are dropped rather than padded in.
+
+    Without `min_score` the floor is half the best score; with it, the floor is `min_score`.
+    """
+    best_text = max((c.text_score or 0.0 for c in candidates), default=0.0)
+    scored = []
+    for candidate in candidates:
+        components = {
+            "relevance": relevance(candidate.cosine, candidate.text_score, best_text),
+            "feedback": feedback_multiplier(
+                feedback_weight,
+                candidate.useful,
+                candidate.irrelevant,
+                candidate.outdated,
+                candidate.wrong,
+            ),
+            "confidence": CONFIDENCE_FLOOR + (1 - CONFIDENCE_FLOOR) * candidate.confidence,
+            "recency": 1.0 + RECENCY_BONUS * math.exp(-candidate.age_days / RECENCY_DAYS),
+            "session": SESSION_BOOST if session_boost and candidate.same_session else 1.0,
+        }
+        score = math.prod(components.values())
+        scored.append(Scored(candidate.memory_id, score, components))
+    scored.sort(key=lambda item: (-item.score, item.memory_id))
+    if not scored:
+        return []
+    if min_score is not None:
+        return [item for item in scored if item.score >= min_score][:top_k]
+    floor = RELATIVE_FLOOR * scored[0].score
+    return [item for item in scored if item.score >= floor and item.score > 0][:top_k]

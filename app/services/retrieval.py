@@ -1,0 +1,201 @@
+"""Retrieval: hybrid retrieve and search (vector + full-text, reranked) and full-text search."""
+
+from __future__ import annotations
+
+import re
+import time
+from datetime import UTC, datetime
+from typing import Any
+
+from app.embedder import Embedder
+from app.graph import Graph
+from app.models.memories import Explain, FulltextRequest, Memory, RetrieveRequest
+from app.services import confidence, ranking
+from app.services.branches import Caller, scope_for
+from app.services.memories import to_memory
+
+DEFAULT_TOP_K = {"retrieve": 5, "search": 10}
+DEFAULT_FEEDBACK_WEIGHT = 0.1
+CANDIDATE_FACTOR = 4
+MIN_CANDIDATES = 20
+TYPE_FILTER_FACTOR = 4
+MAX_QUERY_TERMS = 64
+FULLTEXT_MIN_FETCH = 100
+FULLTEXT_MAX_FETCH = 100_000
+TERM = re.compile(r"\w+", re.UNICODE)
+
+
+def query_terms(text: str) -> list[str]:
+    """The words of a query, lowercased and deduplicated: no query syntax survives."""
+    return list(dict.fromkeys(word.lower() for word in TERM.findall(text)))[:MAX_QUERY_TERMS]
+
+
+def _phrase(value: str) -> str:
+    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def lucene_query(text: str, user_id: str) -> str | None:
+    """A full-text index query for the words of `text` among one user's memories.
+
+    The user clause only narrows the index scan; Cypher checks user_id exactly afterwards.
+    """
+    terms = query_terms(text)
+    if not terms:
+        return None
+    return f"content:({' '.join(terms)}) AND user_id:{_phrase(user_id)}"
+
+
+def _candidate(row: dict[str, Any], session_id: str | None, now: datetime) -> ranking.Candidate:
+    memory = row["memory"]
+    vector_score = row["vector_score"]
+    return ranking.Candidate(
+        memory_id=memory["memory_id"],
+        cosine=None if vector_score is None else 2.0 * vector_score - 1.0,
+        text_score=row["text_score"],
+        confidence=confidence.decayed(
+            memory["initial_confidence"],
+            memory["trust_tier"],
+            confidence.age_days(memory["observed_at"], now),
+        ),
+        age_days=confidence.age_days(memory["created_at"], now),
+        same_session=session_id is not None and memory.get("session_id") == session_id,
+        useful=memory.get("useful") or 0,
+        irrelevant=memory.get("irrelevant") or 0,
+        outdated=memory.get("outdated") or 0,
+        wrong=memory.get("wrong") or 0,
+    )
+
+
+async def hybrid(
+    graph: Graph,
+    embedder: Embedder,
+    caller: Caller,
+    request: RetrieveRequest,
+    *,
+    mode: str,
+) -> list[Memory] | dict[str, Any]:
+    """Ranked memories; with `explain`, {"results": [...], "explain": {...}}."""
+    started = time.perf_counter()
+    scope = await scope_for(graph, caller, request.branch)
+    top_k = request.top_k or DEFAULT_TOP_K[mode]
+    vector = await embedder.encode_query(request.query)
+    embedded = time.perf_counter()
+    wanted = max(MIN_CANDIDATES, top_k * CANDIDATE_FACTOR)
+    if request.memory_types:
+        wanted *= TYPE_FILTER_FACTOR
+    params = {
+        "user_id": scope.user_id,
+        "branch": scope.branch,
+        "vector": vector,
+        "vector_k": wanted,
+        "lucene": lucene_query(request.query, scope.user_id),
+        "text_k": wanted,
+        "memory_types": request.memory_types,
+    }
+    profile: dict[str, Any] | None = None
+    if request.explain == "analyze":
+        rows, profile = await graph.profile("retrieval/candidates", **params)
+    else:
+        rows = await graph.read("retrieval/candidates", **params)
+    queried = time.perf_counter()
+    now = datetime.now(UTC)
+    session_id = request.session_id if mode == "retrieve" else None
+    weight = next(
+        (row["feedback_weight"] for row in rows if row["feedback_weight"] is not None),
+        DEFAULT_FEEDBACK_WEIGHT,
+    )
+    ranked = ranking.rank(
+        [_candidate(row, session_id, now) for row in rows],
+        feedback_weight=weight,
+        session_boost=mode == "retrieve",
+        top_k=top_k,
+        min_score=request.min_score,
+    )
+    by_id = {row["memory"]["memory_id"]: row["memory"] for row in rows}
+    results = [to_memory(by_id[item.memory_id], item.score) for item in ranked]
+    finished = time.perf_counter()
+    if not request.explain:
+        return results
+    return {
+        "results": [memory.model_dump(mode="json") for memory in results],
+        "explain": _explain(
+            request.explain,
+            timings={
+                "embed_ms": (embedded - started) * 1000,
+                "candidates_ms": (queried - embedded) * 1000,
+                "rank_ms": (finished - queried) * 1000,
+                "total_ms": (finished - started) * 1000,
+            },
+            rows=rows,
+            ranked=ranked,
+            weight=weight,
+            profile=profile,
+        ),
+    }
+
+
+def _explain(
+    level: Explain,
+    *,
+    timings: dict[str, float],
+    rows: list[dict[str, Any]],
+    ranked: list[ranking.Scored],
+    weight: float,
+    profile: dict[str, Any] | None,
+) -> dict[str, Any]:
+    report: dict[str, Any] = {
+        "level": level if isinstance(level, str) else "timing",
+        "timings_ms": {name: round(value, 3) for name, value in timings.items()},
+        "candidates": len(rows),
+        "vector_hits": sum(1 for row in rows if row["vector_score"] is not None),
+        "text_hits": sum(1 for row in rows if row["text_score"] is not None),
+        "feedback_weight": weight,
+    }
+    if level in ("verbose", "analyze"):
+        raw = {row["memory"]["memory_id"]: row for row in rows}
+        report["ranking"] = [
+            {
+                "memory_id": item.memory_id,
+                "score": item.score,
+                "vector_score": raw[item.memory_id]["vector_score"],
+                "text_score": raw[item.memory_id]["text_score"],
+                **item.components,
+            }
+            for item in ranked
+        ]
+    if profile is not None:
+        report["plan"] = profile
+    return report
+
+
+async def fulltext(graph: Graph, caller: Caller, request: FulltextRequest) -> list[Memory]:
+    """Purely lexical search with exact filters; ordered by score, then memory_id."""
+    scope = await scope_for(graph, caller, request.branch)
+    lucene = lucene_query(request.query, scope.user_id)
+    if lucene is None:
+        return []
+    fetch = max(FULLTEXT_MIN_FETCH, request.limit * 5)
+    while True:
+        row = (
+            await graph.read(
+                "retrieval/fulltext",
+                lucene=lucene,
+                fetch=fetch,
+                user_id=scope.user_id,
+                branch=scope.branch,
+                subject_id=request.subject_id,
+                memory_types=request.memory_types,
+                session_id=request.session_id,
+                trust_tier=request.trust_tier,
+                metadata=request.extra_metadata_filter or {},
+                limit=request.limit,
+            )
+        )[0]
+        page = row["page"]
+        exhausted = row["raw_hits"] < fetch
+        # More hits beyond the fetch could still belong (filters dropped too many, or a tie
+        # with the last kept score continues past the fetch): fetch more.
+        settled = len(page) == request.limit and page[-1]["score"] > row["lowest"]
+        if exhausted or settled or fetch >= FULLTEXT_MAX_FETCH:
+            return [to_memory(hit["memory"], hit["score"]) for hit in page]
+        fetch = min(FULLTEXT_MAX_FETCH, fetch * 4)

@@ -1,0 +1,28 @@
+// First retrieval stage in one round trip: vector candidates filtered inside the vector index
+// and full-text candidates with the same filters, merged per memory.
+// params: user_id, branch, vector, vector_k, lucene (or null), text_k, memory_types (or null)
+// returns: memory (map without embedding), vector_score (0..1 or null), text_score (or null),
+//          feedback_weight (the user's, or null for the default)
+CYPHER 25
+CALL () {
+  MATCH (m:Memory)
+    SEARCH m IN (
+      VECTOR INDEX memory_embedding
+      FOR $vector
+      WHERE m.user_id = $user_id AND m.branch = $branch AND m.is_active = true
+      LIMIT $vector_k
+    ) SCORE AS score
+  RETURN m, score AS vector_score, null AS text_score
+  UNION ALL
+  UNWIND (CASE WHEN $lucene IS NULL THEN [] ELSE [$lucene] END) AS lucene
+  CALL db.index.fulltext.queryNodes('memory_content', lucene, {limit: $text_k})
+    YIELD node, score
+  WITH node AS m, score
+  WHERE m.user_id = $user_id AND m.branch = $branch AND m.is_active
+  RETURN m, null AS vector_score, score AS text_score
+}
+WITH m, max(vector_score) AS vector_score, max(text_score) AS text_score
+WHERE $memory_types IS NULL OR m.memory_type IN $memory_types
+OPTIONAL MATCH (u:User {id: $user_id})
+RETURN m {.*, embedding: null} AS memory, vector_score, text_score,
+       u.feedback_weight AS feedback_weight

@@ -1,0 +1,24 @@
+// Lexical search with exact pre-filters, all ANDed; sessions are strict (unscoped excluded).
+// Metadata compares with Cypher equality, so 2 = 2.0 and "2" <> 2.
+// params: lucene, fetch, user_id, branch, subject_id, memory_types, session_id, trust_tier,
+//         metadata (map), limit
+// returns: raw_hits (hits the index gave), lowest (their lowest score),
+//          page (list of {memory, score}, score descending then memory_id ascending)
+CALL db.index.fulltext.queryNodes('memory_content', $lucene, {limit: $fetch})
+  YIELD node, score
+WITH collect({m: node, score: score}) AS hits
+WITH size(hits) AS raw_hits, hits[-1].score AS lowest,
+     [hit IN hits WHERE hit.m.user_id = $user_id AND hit.m.branch = $branch AND hit.m.is_active
+        AND ($subject_id IS NULL OR hit.m.subject_id = $subject_id)
+        AND ($memory_types IS NULL OR hit.m.memory_type IN $memory_types)
+        AND ($session_id IS NULL OR hit.m.session_id = $session_id)
+        AND ($trust_tier IS NULL OR hit.m.trust_tier = $trust_tier)
+        AND all(key IN keys($metadata) WHERE hit.m['meta_' + key] = $metadata[key])] AS kept
+CALL (kept) {
+  UNWIND kept AS hit
+  WITH hit.m AS m, hit.score AS score
+  ORDER BY score DESC, m.memory_id ASC
+  LIMIT $limit
+  RETURN collect({memory: m {.*, embedding: null}, score: score}) AS page
+}
+RETURN raw_hits, lowest, page

@@ -1,0 +1,14 @@
+// Records a safety snapshot of a user's branch at the state before change $seq, and prunes
+// the oldest safety snapshots beyond $keep.
+// params: user_id, branch, name, seq (the state's seq), reason, keep
+// returns: name
+CREATE (s:Snapshot {user_id: $user_id, name: $name, branch: $branch, seq: $seq,
+                    kind: 'safety', description: $reason, created_at: datetime()})
+WITH s
+CALL () {
+  MATCH (old:Snapshot {user_id: $user_id, kind: 'safety'})
+  WITH old ORDER BY old.seq DESC, old.created_at DESC
+  SKIP $keep
+  DETACH DELETE old
+}
+RETURN s.name AS name

@@ -1,0 +1,157 @@
+"""Migrations against the real database: once only, safe from two instances, checksummed."""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import uuid
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import pytest_asyncio
+
+from app.graph import Graph
+from app.migrations import MIGRATIONS_DIR, Migration, MigrationError, apply, discover
+from neo4j import AsyncDriver
+from tests.conftest import NEO4J_URI
+from tests.support.neo4j_direct import neo4j_driver, query
+
+__all__ = ["neo4j_driver"]
+
+TEST_VERSIONS = [9001, 9002]
+
+
+async def _recorded(driver: AsyncDriver) -> list[dict[str, Any]]:
+    return await query(
+        driver,
+        "MATCH (m:Migration) RETURN m.version AS version, m.name AS name, "
+        "m.checksum AS checksum, toString(m.applied_at) AS applied_at ORDER BY version",
+    )
+
+
+async def _lease_holder(driver: AsyncDriver) -> Any:
+    rows = await query(driver, "MATCH (l:Lease {name: 'migrations'}) RETURN l.holder AS holder")
+    return rows[0]["holder"] if rows else None
+
+
+@pytest_asyncio.fixture(loop_scope="session")
+async def second_graph() -> AsyncIterator[Graph]:
+    """Another connection pool, as a second service instance would have."""
+    gateway = Graph.connect(NEO4J_URI, "", "", "neo4j")
+    yield gateway
+    await gateway.close()
+
+
+@pytest_asyncio.fixture(loop_scope="session")
+async def probe(neo4j_driver: AsyncDriver) -> AsyncIterator[str]:
+    """A token for test-only migrations; their Migration and probe nodes are removed after."""
+    token = uuid.uuid4().hex
+    yield token
+    await query(
+        neo4j_driver, "MATCH (m:Migration) WHERE m.version IN $versions DELETE m", versions=TEST_VERSIONS
+    )
+    await query(neo4j_driver, "MATCH (p:MigrationProbe {token: $token}) DELETE p", token=token)
+
+
+def _probe_migrations(directory: Path, token: str) -> list[Migration]:
+    (directory / "V9001__probe_first.cypher").write_text(
+        f"// test only\nCREATE (:MigrationProbe {{token: '{token}', step: 1}});\n",
+        encoding="utf-8",
+    )
+    (directory / "V9002__probe_second.cypher").write_text(
+        f"CREATE (:MigrationProbe {{token: '{token}', step: 2}});\n"
+        f"CREATE (:MigrationProbe {{token: '{token}', step: 3}});\n",
+        encoding="utf-8",
+    )
+    return discover(directory)
+
+
+async def test_applying_twice_changes_nothing(graph: Graph, neo4j_driver: AsyncDriver) -> None:
+    await apply(graph)  # brings the database up to date, whatever ran before
+    before = await _recorded(neo4j_driver)
+    shipped = {m.version: m.checksum for m in discover()}
+    recorded = {row["version"]: row["checksum"] for row in before}
+    assert {v: recorded.get(v) for v in shipped} == shipped
+
+    assert await apply(graph) == []
+    assert await _recorded(neo4j_driver) == before
+    assert await _lease_holder(neo4j_driver) is None
+
+
+async def test_schema_of_the_migrations_is_in_place(
+    graph: Graph, neo4j_driver: AsyncDriver
+) -> None:
+    await apply(graph)
+    rows = await query(neo4j_driver, "SHOW CONSTRAINTS YIELD name RETURN collect(name) AS names")
+    names = set(rows[0]["names"])
+    assert {"user_id", "api_key_id", "api_key_hash", "migration_version", "lease_name"} <= names
+
+
+async def test_two_instances_applying_at_once_both_succeed(
+    graph: Graph, second_graph: Graph, neo4j_driver: AsyncDriver
+) -> None:
+    before = await _recorded(neo4j_driver)
+    first, second = await asyncio.wait_for(asyncio.gather(apply(graph), apply(second_graph)), 60)
+    assert first == [] or second == [], "both instances applied the same migrations"
+    assert await _recorded(neo4j_driver) == before or not (first or second) is False
+    assert await _lease_holder(neo4j_driver) is None
+
+
+async def test_new_migrations_run_exactly_once_across_instances(
+    graph: Graph,
+    second_graph: Graph,
+    neo4j_driver: AsyncDriver,
+    probe: str,
+    tmp_path: Path,
+) -> None:
+    migrations = _probe_migrations(tmp_path, probe)
+    results = await asyncio.wait_for(
+        asyncio.gather(apply(graph, migrations), apply(second_graph, migrations)), 60
+    )
+    assert sorted(results) == [[], TEST_VERSIONS]
+
+    steps = await query(
+        neo4j_driver,
+        "MATCH (p:MigrationProbe {token: $token}) RETURN p.step AS step ORDER BY step",
+        token=probe,
+    )
+    assert [row["step"] for row in steps] == [1, 2, 3]
+    recorded = {row["version"]: row for row in await _recorded(neo4j_driver)}
+    for migration in migrations:
+        assert recorded[migration.version]["name"] == migration.name
+        assert recorded[migration.version]["checksum"] == migration.checksum
+
+    # A third run, from either instance, does nothing more.
+    assert await apply(second_graph, migrations) == []
+    assert len(await query(neo4j_driver, "MATCH (p:MigrationProbe {token: $token}) RETURN p", token=probe)) == 3
+
+    # Editing an applied migration is refused, and nothing of the edit runs.
+    path = tmp_path / "V9002__probe_second.cypher"
+    path.write_text(
+        path.read_text(encoding="utf-8") + f"CREATE (:MigrationProbe {{token: '{probe}'}});\n",
+        encoding="utf-8",
+    )
+    with pytest.raises(MigrationError, match="V9002"):
+        await apply(graph, discover(tmp_path))
+    assert len(await query(neo4j_driver, "MATCH (p:MigrationProbe {token: $token}) RETURN p", token=probe)) == 3
+
+
+async def test_changed_shipped_migration_is_refused(
+    graph: Graph, neo4j_driver: AsyncDriver, tmp_path: Path
+) -> None:
+    await apply(graph)
+    before = await _recorded(neo4j_driver)
+    copy = tmp_path / "migrations"
+    shutil.copytree(MIGRATIONS_DIR, copy)
+    first = sorted(copy.glob("V0001__*.cypher"))[0]
+    first.write_text(first.read_text(encoding="utf-8") + "// edited\n", encoding="utf-8")
+
+    with pytest.raises(MigrationError, match="V0001 changed after it was applied"):
+        await apply(graph, discover(copy))
+
+    assert await _recorded(neo4j_driver) == before
+    # The lease was given back: the next start does not wait for it to expire.
+    assert await _lease_holder(neo4j_driver) is None
+    assert await asyncio.wait_for(apply(graph), 5) == []

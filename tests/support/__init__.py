@@ -1,0 +1,1 @@
+"""Helpers shared by test modules (fixtures stay in tests/conftest.py)."""
