@@ -10,7 +10,7 @@ import uuid
 from quart import Quart
 from quart_schema import QuartSchema
 
-from app.api import admin, health, keys, memories
+from app.api import admin, branches, health, keys, memories, snapshots
 from app.api import errors as http_errors
 from app.config import Settings
 from app.deps import Deps
@@ -77,7 +77,7 @@ def create_app(settings: Settings | None = None, embedder: Embedder | None = Non
         llm=llm,
     )
 
-    for module in (health, keys, admin, memories):
+    for module in (health, keys, admin, memories, snapshots, branches):
         app.register_blueprint(module.blueprint)
     http_errors.register(app)
 

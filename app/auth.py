@@ -14,7 +14,7 @@ from app.deps import deps
 from app.errors import Forbidden, Invalid, Unauthenticated
 from app.ratelimit import OperationClass
 from app.services import keys
-from app.services.branches import Caller
+from app.services.scope import Caller
 
 Scope = Literal["master", "user"]
 P = ParamSpec("P")

@@ -21,6 +21,7 @@ from app.models.memories import (
     StoreBatch,
     StoreMemory,
 )
+from app.models.snapshots import Purge
 from app.services import memories, retrieval
 
 blueprint = Blueprint("memories", __name__, url_prefix="/v1")
@@ -150,3 +151,13 @@ async def observe(data: Observe) -> tuple[Any, int]:
 @blueprint.get("/profiles/me")
 async def my_profile() -> Any:
     return to_json(await memories.profile(deps().graph, caller()))
+
+
+@blueprint.post("/memories/purge")
+@validate_request(Purge)
+@limited("purge")
+async def purge(data: Purge) -> Any:
+    purged = await memories.purge(
+        deps().graph, caller(), data, deps().settings.safety_snapshots_kept
+    )
+    return to_json(purged)

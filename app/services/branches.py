@@ -1,36 +1,171 @@
-"""Branches: which branch a memory operation works on."""
+"""Branches: fork a user's memories, work on them apart, diff and merge them into main."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import Any
 
-from app.errors import NotFound
-from app.graph import Graph
+from app.errors import Conflict, Invalid, NotFound
+from app.graph import Graph, Row, Tx
+from app.models.branches import (
+    Branch,
+    BranchDiff,
+    BranchList,
+    CheckedOut,
+    DeletedBranch,
+    Merged,
+)
+from app.services import snapshots, versions
+from app.services.scope import MAIN, Caller
 
-MAIN = "main"
-
-
-@dataclass(frozen=True)
-class Caller:
-    """The user a request acts for and the branch they have checked out."""
-
-    user_id: str
-    active_branch: str = MAIN
-
-
-@dataclass(frozen=True)
-class Scope:
-    """Where an operation reads and writes: one user's one branch."""
-
-    user_id: str
-    branch: str
+MAX_BRANCHES = 20
+# Bookkeeping that belongs to a node, not to the memory a merge carries over.
+NOT_MERGED = ("branch", "created_seq", "ended_seq", "memory_id", "user_id")
 
 
-async def scope_for(graph: Graph, caller: Caller, requested: str | None) -> Scope:
-    """The request's branch if it names one (it must exist), else the checked-out branch."""
-    branch = requested or caller.active_branch
-    if requested and requested != MAIN:
-        rows = await graph.read("branches/exists", user_id=caller.user_id, name=requested)
-        if not rows[0]["found"]:
-            raise NotFound(f"branch {requested} not found")
-    return Scope(user_id=caller.user_id, branch=branch)
+async def create(graph: Graph, caller: Caller, name: str, from_snapshot: str | None) -> Branch:
+    """Forks main now, or the snapshot's branch as it was at the snapshot."""
+    if name == MAIN:
+        raise Conflict("the branch main exists already")
+    source = await snapshots.get(graph, caller.user_id, from_snapshot) if from_snapshot else None
+
+    async def work(tx: Tx) -> Row:
+        seq = await versions.open_change(tx, caller.user_id)
+        row = (
+            await tx.run(
+                "branches/create",
+                user_id=caller.user_id,
+                name=name,
+                base_seq=seq,
+                from_snapshot=from_snapshot,
+                source_branch=source.branch if source else MAIN,
+                max_branches=MAX_BRANCHES,
+            )
+        )[0]
+        if row["outcome"] == "duplicate":
+            raise Conflict(f"a branch named {name} exists already")
+        if row["outcome"] == "limit":
+            raise Conflict(f"at most {MAX_BRANCHES} branches per user: delete one first")
+        copied = await tx.run(
+            "branches/fork",
+            user_id=caller.user_id,
+            source_branch=source.branch if source else MAIN,
+            seq=source.seq if source else seq - 1,
+            branch=name,
+            change_seq=seq,
+        )
+        branch: Row = {**row["branch"], "memory_count": copied[0]["copied"]}
+        return branch
+
+    return Branch(**await graph.transaction(work))
+
+
+async def list_all(graph: Graph, caller: Caller) -> BranchList:
+    row = (await graph.read("branches/list", user_id=caller.user_id))[0]
+    active = row["active_branch"]
+    main = Branch(name=MAIN, memory_count=row["main_count"], active=active == MAIN)
+    others = [Branch(**item, active=item["name"] == active) for item in row["branches"]]
+    return BranchList(active_branch=active, branches=[main, *others])
+
+
+async def _get(graph: Graph, user_id: str, name: str) -> Row:
+    rows = await graph.read("branches/get", user_id=user_id, name=name)
+    if not rows:
+        raise NotFound(f"branch {name} not found")
+    branch: Row = rows[0]["branch"]
+    return branch
+
+
+async def checkout(graph: Graph, caller: Caller, name: str) -> CheckedOut:
+    if name != MAIN:
+        await _get(graph, caller.user_id, name)
+    await graph.write("branches/checkout", user_id=caller.user_id, name=name)
+    return CheckedOut(active_branch=name)
+
+
+def _carried(props: Row) -> dict[str, Any]:
+    return {key: value for key, value in props.items() if key not in NOT_MERGED}
+
+
+def plan_merge(changes: list[Row]) -> tuple[list[Row], list[Row], list[Row]]:
+    """From a branch's changes since its fork (pure): new to main, changed, deactivated.
+
+    New: active branch memories main lacks. Changed: memories on both whose branch version
+    differs. Deactivated: the changed ones that the branch deleted, corrected or purged.
+    """
+    new: list[Row] = []
+    changed: list[Row] = []
+    deactivated: list[Row] = []
+    for row in changes:
+        mine, theirs = row["branch_memory"], row["main_memory"]
+        if theirs is None:
+            if mine.get("is_active"):
+                new.append(mine)
+        elif _carried(mine) != _carried(theirs):
+            (changed if mine.get("is_active") else deactivated).append(mine)
+    return new, changed, deactivated
+
+
+def _since_fork(user_id: str, branch: Row) -> dict[str, Any]:
+    return {"user_id": user_id, "name": branch["name"], "base_seq": branch["base_seq"]}
+
+
+async def diff(graph: Graph, caller: Caller, name: str) -> BranchDiff:
+    """What merging the branch into main would change."""
+    branch = await _get(graph, caller.user_id, name)
+    new, changed, deactivated = plan_merge(
+        await graph.read("branches/changes", **_since_fork(caller.user_id, branch))
+    )
+    view = snapshots.memory_view
+    return BranchDiff(
+        branch=name,
+        added=[view(props) for props in new],
+        modified=[view(props) for props in changed],
+        removed=[view(props) for props in deactivated],
+    )
+
+
+async def merge(graph: Graph, caller: Caller, name: str, strategy: str) -> Merged:
+    """`append` brings over what main lacks; `replace` also applies changes and deletions.
+
+    Merging twice changes nothing the second time.
+    """
+    branch = await _get(graph, caller.user_id, name)
+
+    async def work(tx: Tx) -> Merged:
+        seq = await versions.open_change(tx, caller.user_id)
+        new, changed, deactivated = plan_merge(
+            await tx.run("branches/changes", **_since_fork(caller.user_id, branch))
+        )
+        copies = [{**props, "branch": MAIN} for props in new]
+        for copy in copies:
+            copy.pop("created_seq", None)
+        if copies:
+            await tx.run(
+                "branches/apply_new", user_id=caller.user_id, memories=copies, change_seq=seq
+            )
+        replaced = changed + deactivated if strategy == "replace" else []
+        await versions.revise(
+            tx,
+            seq,
+            caller.user_id,
+            MAIN,
+            [(props["memory_id"], _carried(props)) for props in replaced],
+        )
+        return Merged(
+            branch=name,
+            strategy=strategy,
+            added=len(copies),
+            replaced=len(changed) if strategy == "replace" else 0,
+            removed=len(deactivated) if strategy == "replace" else 0,
+        )
+
+    return await graph.transaction(work)
+
+
+async def delete(graph: Graph, caller: Caller, name: str) -> DeletedBranch:
+    if name == MAIN:
+        raise Invalid("the branch main cannot be deleted")
+    await _get(graph, caller.user_id, name)
+    await graph.write("branches/delete", user_id=caller.user_id, name=name)
+    active = MAIN if caller.active_branch == name else caller.active_branch
+    return DeletedBranch(name=name, deleted=True, active_branch=active)

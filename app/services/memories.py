@@ -8,8 +8,10 @@ import time
 from datetime import UTC, datetime
 from typing import Any, cast
 
+from pydantic import ValidationError
+
 from app.embedder import Embedder
-from app.errors import Invalid, NotFound
+from app.errors import Invalid, NotFound, Unavailable
 from app.graph import Graph, Row, Tx
 from app.llm import LlmClient
 from app.models.memories import (
@@ -23,9 +25,11 @@ from app.models.memories import (
     Observed,
     Profile,
 )
+from app.models.snapshots import Purge, Purged
 from app.pagination import decode_cursor, encode_cursor
 from app.services import confidence, snapshots, versions
-from app.services.branches import Caller, Scope, scope_for
+from app.services.query_text import lucene_query
+from app.services.scope import Caller, Scope, scope_for
 
 META_PREFIX = "meta_"
 FEEDBACK_SIGNALS = ("useful", "irrelevant", "outdated", "wrong")
@@ -39,13 +43,31 @@ RAW_OBSERVE_WARNING = (
 )
 
 
+COUNTER_BITS = 12  # rand_a of RFC 9562 used as a counter within one millisecond
+_last_stamp = (0, 0)  # (millis, counter) of the last id this process issued
+
+
 def new_memory_id() -> str:
-    """A UUIDv7 as 32 lowercase hex: time-ordered, so id order is creation order."""
+    """A UUIDv7 as 32 lowercase hex: time-ordered, so id order is creation order.
+
+    Within one millisecond the 12-bit rand_a field counts up (RFC 9562, method 1), so ids
+    issued by this process in one batch also sort in the order they were issued.
+    """
+    global _last_stamp
     millis = time.time_ns() // 1_000_000
+    last_millis, last_counter = _last_stamp
+    if millis > last_millis:
+        counter = int.from_bytes(os.urandom(2), "big") >> (16 - COUNTER_BITS + 1)  # lower half
+    elif last_counter + 1 < 1 << COUNTER_BITS:
+        millis, counter = last_millis, last_counter + 1
+    else:  # counter exhausted: borrow the next millisecond
+        millis, counter = last_millis + 1, 0
+    _last_stamp = (millis, counter)
     value = (millis & ((1 << 48) - 1)) << 80
     value |= 0x7 << 76
-    value |= int.from_bytes(os.urandom(10), "big") & ((1 << 76) - 1)
-    value = (value & ~(0x3 << 62)) | (0x2 << 62)  # RFC 4122 variant bits
+    value |= counter << 64
+    value |= 0x2 << 62  # RFC 9562 variant bits
+    value |= int.from_bytes(os.urandom(8), "big") & ((1 << 62) - 1)
     return f"{value:032x}"
 
 
@@ -313,6 +335,29 @@ memory_type is one of semantic, profile, procedural, working, tool_result. Keep 
 self-contained and in the user's language; skip greetings and small talk."""
 
 
+def _distilled_facts(answer: dict[str, Any], session_id: str | None) -> list[NewMemory]:
+    """The LLM's facts as new T3 memories; a fact that is not a valid memory is skipped."""
+    raw = answer.get("facts", [])
+    if not isinstance(raw, list):
+        raise Unavailable('the LLM did not answer with a list of "facts"')
+    facts = []
+    for fact in raw:
+        if not isinstance(fact, dict) or not isinstance(fact.get("content"), str):
+            continue
+        try:
+            facts.append(
+                NewMemory(
+                    content=fact["content"],
+                    memory_type=_distilled_type(fact.get("memory_type")),
+                    session_id=session_id,
+                    trust_tier=DISTILLED_TIER,
+                )
+            )
+        except ValidationError:  # blank or over the content limit
+            continue
+    return facts
+
+
 async def observe(
     graph: Graph,
     embedder: Embedder,
@@ -335,18 +380,7 @@ async def observe(
         return Observed(memories=stored, warning=RAW_OBSERVE_WARNING)
     transcript = "\n".join(f"{role}: {content}" for role, content in messages)
     answer = await llm.complete_json(DISTILL_PROMPT, transcript)
-    facts = [
-        NewMemory(
-            content=str(fact["content"]),
-            memory_type=fact["memory_type"]
-            if fact.get("memory_type") in DISTILLED_TYPES
-            else "semantic",
-            session_id=session_id,
-            trust_tier=DISTILLED_TIER,
-        )
-        for fact in answer.get("facts", [])
-        if isinstance(fact, dict) and str(fact.get("content", "")).strip()
-    ]
+    facts = _distilled_facts(answer, session_id)
     stored = await store_batch(graph, embedder, caller, facts, branch) if facts else []
     return Observed(memories=stored)
 
@@ -364,3 +398,56 @@ async def profile(graph: Graph, caller: Caller) -> Profile:
         stats=stats,
         total=sum(stats.values()),
     )
+
+
+async def purge(
+    graph: Graph,
+    caller: Caller,
+    request: Purge,
+    safety_kept: int,
+) -> Purged:
+    """Soft-deletes every memory matching all the given selectors, after a safety snapshot."""
+    selectors = (
+        request.memory_ids,
+        request.memory_types,
+        request.before,
+        request.session_id,
+        request.topic,
+    )
+    if all(selector is None for selector in selectors):
+        return Purged(purged=0)
+    scope = await scope_for(graph, caller, request.branch)
+    topic_ids = None
+    if request.topic is not None:
+        lucene = lucene_query(request.topic, scope.user_id)
+        rows = (
+            await graph.read(
+                "memories/topic_ids", lucene=lucene, user_id=scope.user_id, branch=scope.branch
+            )
+            if lucene
+            else []
+        )
+        topic_ids = [row["memory_id"] for row in rows]
+
+    async def work(tx: Tx) -> Purged:
+        seq = await versions.open_change(tx, scope.user_id)
+        matched = await tx.run(
+            "memories/select_for_purge",
+            user_id=scope.user_id,
+            branch=scope.branch,
+            memory_ids=request.memory_ids,
+            memory_types=request.memory_types,
+            before=request.before,
+            session_id=request.session_id,
+            topic_ids=topic_ids,
+        )
+        name = await snapshots.take_safety(
+            tx, scope.user_id, scope.branch, seq, "pre_purge", request.reason, safety_kept
+        )
+        removal = _deletion(request.reason)
+        await versions.revise(
+            tx, seq, scope.user_id, scope.branch, [(row["memory_id"], removal) for row in matched]
+        )
+        return Purged(purged=len(matched), snapshot_name=name)
+
+    return await graph.transaction(work)

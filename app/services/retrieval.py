@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 import time
 from datetime import UTC, datetime
 from typing import Any
@@ -11,38 +10,17 @@ from app.embedder import Embedder
 from app.graph import Graph
 from app.models.memories import Explain, FulltextRequest, Memory, RetrieveRequest
 from app.services import confidence, ranking
-from app.services.branches import Caller, scope_for
 from app.services.memories import to_memory
+from app.services.query_text import lucene_query
+from app.services.scope import Caller, scope_for
 
 DEFAULT_TOP_K = {"retrieve": 5, "search": 10}
 DEFAULT_FEEDBACK_WEIGHT = 0.1
 CANDIDATE_FACTOR = 4
 MIN_CANDIDATES = 20
 TYPE_FILTER_FACTOR = 4
-MAX_QUERY_TERMS = 64
 FULLTEXT_MIN_FETCH = 100
 FULLTEXT_MAX_FETCH = 100_000
-TERM = re.compile(r"\w+", re.UNICODE)
-
-
-def query_terms(text: str) -> list[str]:
-    """The words of a query, lowercased and deduplicated: no query syntax survives."""
-    return list(dict.fromkeys(word.lower() for word in TERM.findall(text)))[:MAX_QUERY_TERMS]
-
-
-def _phrase(value: str) -> str:
-    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
-
-
-def lucene_query(text: str, user_id: str) -> str | None:
-    """A full-text index query for the words of `text` among one user's memories.
-
-    The user clause only narrows the index scan; Cypher checks user_id exactly afterwards.
-    """
-    terms = query_terms(text)
-    if not terms:
-        return None
-    return f"content:({' '.join(terms)}) AND user_id:{_phrase(user_id)}"
 
 
 def _candidate(row: dict[str, Any], session_id: str | None, now: datetime) -> ranking.Candidate:

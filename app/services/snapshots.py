@@ -1,12 +1,44 @@
-"""Snapshots: named watermarks on a user's change sequence."""
+"""Snapshots: named watermarks on a user's change sequence; diff, rollback, garbage collection.
+
+A snapshot costs one node whatever the number of memories: the state it names is every node of
+its branch with created_seq <= seq < ended_seq. Diffs and rollbacks read only what changed.
+"""
 
 from __future__ import annotations
 
 import secrets
+from datetime import UTC, datetime
+from typing import Any
 
-from app.graph import Tx
+from app.errors import Conflict, NotFound
+from app.graph import Graph, Row, Tx
+from app.models.snapshots import (
+    Detail,
+    Diff,
+    Modified,
+    RolledBack,
+    Snapshot,
+    SnapshotDetail,
+    SnapshotMemory,
+)
+from app.services import confidence, versions
+from app.services.scope import Caller, scope_for
 
-DEFAULT_SAFETY_KEPT = 20
+MAX_USER_SNAPSHOTS = 20
+CONTENT_CUT = {"brief": 80, "normal": 200}
+GC_BATCH = 5_000
+# What a diff compares: the memory as a user sees it (not seq bookkeeping or timestamps).
+COMPARED = (
+    "content",
+    "memory_type",
+    "session_id",
+    "subject_id",
+    "trust_tier",
+    "initial_confidence",
+    "is_active",
+    "superseded_by",
+    "observed_at",
+)
 
 
 async def take_safety(
@@ -24,3 +56,179 @@ async def take_safety(
         keep=keep,
     )
     return name
+
+
+async def create(
+    graph: Graph, caller: Caller, name: str, description: str, branch: str | None
+) -> Snapshot:
+    scope = await scope_for(graph, caller, branch)
+    row = (
+        await graph.write(
+            "snapshots/create",
+            user_id=scope.user_id,
+            branch=scope.branch,
+            name=name,
+            description=description,
+            max_user=MAX_USER_SNAPSHOTS,
+        )
+    )[0]
+    if row["outcome"] == "duplicate":
+        raise Conflict(f"a snapshot named {name} exists already")
+    if row["outcome"] == "limit":
+        raise Conflict(f"at most {MAX_USER_SNAPSHOTS} snapshots per user: delete one first")
+    return Snapshot(**row["snapshot"])
+
+
+async def list_all(graph: Graph, caller: Caller) -> list[Snapshot]:
+    rows = await graph.read("snapshots/list", user_id=caller.user_id)
+    return [Snapshot(**row["snapshot"]) for row in rows]
+
+
+async def get(graph: Graph, user_id: str, name: str) -> Snapshot:
+    rows = await graph.read("snapshots/get", user_id=user_id, name=name)
+    if not rows:
+        raise NotFound(f"snapshot {name} not found")
+    return Snapshot(**rows[0]["snapshot"])
+
+
+def memory_view(props: Row, detail: Detail = "full") -> SnapshotMemory:
+    content = props["content"]
+    cut = CONTENT_CUT.get(detail)
+    if cut is not None and len(content) > cut:
+        content = content[:cut] + "…"
+    full = detail == "full"
+    return SnapshotMemory(
+        memory_id=props["memory_id"],
+        content=content,
+        memory_type=props["memory_type"],
+        session_id=props.get("session_id"),
+        subject_id=props.get("subject_id"),
+        trust_tier=props.get("trust_tier"),
+        confidence=_confidence(props) if full else None,
+        extra_metadata={
+            key.removeprefix("meta_"): value
+            for key, value in props.items()
+            if key.startswith("meta_")
+        }
+        if full
+        else None,
+    )
+
+
+def _confidence(props: Row) -> float:
+    days = confidence.age_days(props["observed_at"], datetime.now(UTC))
+    return confidence.decayed(props["initial_confidence"], props["trust_tier"], days)
+
+
+async def detail(
+    graph: Graph, caller: Caller, name: str, level: Detail, limit: int, offset: int
+) -> SnapshotDetail:
+    snapshot = await get(graph, caller.user_id, name)
+    row = (
+        await graph.read(
+            "snapshots/state",
+            user_id=caller.user_id,
+            branch=snapshot.branch,
+            seq=snapshot.seq,
+            offset=offset,
+            limit=limit,
+        )
+    )[0]
+    return SnapshotDetail(
+        **snapshot.model_dump(),
+        memory_count=row["total"],
+        by_type={item["memory_type"]: item["count"] for item in row["by_type"]},
+        detail=level,
+        limit=limit,
+        offset=offset,
+        memories=[memory_view(props, level) for props in row["page"]],
+    )
+
+
+async def delete(graph: Graph, caller: Caller, name: str) -> Snapshot:
+    snapshot = await get(graph, caller.user_id, name)
+    await graph.write("snapshots/delete", user_id=caller.user_id, name=name)
+    return snapshot
+
+
+def _shown(props: Row | None) -> Row | None:
+    return props if props is not None and props.get("is_active") else None
+
+
+def compare(then: list[Row], now: list[Row]) -> tuple[list[Row], list[Row], list[tuple[Row, Row]]]:
+    """Added, removed and modified memories between two sides of a change set (pure)."""
+    before = {props["memory_id"]: props for props in then}
+    after = {props["memory_id"]: props for props in now}
+    added: list[Row] = []
+    removed: list[Row] = []
+    modified: list[tuple[Row, Row]] = []
+    for memory_id in sorted(before.keys() | after.keys()):
+        old, new = _shown(before.get(memory_id)), _shown(after.get(memory_id))
+        if new is not None and old is None:
+            added.append(new)
+        elif old is not None and new is None:
+            removed.append(old)
+        elif old is not None and new is not None and _differs(old, new):
+            modified.append((old, new))
+    return added, removed, modified
+
+
+def _differs(old: Row, new: Row) -> bool:
+    keys = set(COMPARED) | {key for key in (*old, *new) if key.startswith("meta_")}
+    return any(old.get(key) != new.get(key) for key in keys)
+
+
+async def diff(graph: Graph, caller: Caller, name: str, limit: int) -> Diff:
+    """What changed on the snapshot's branch since the snapshot, up to `limit` per list."""
+    snapshot = await get(graph, caller.user_id, name)
+    row = (
+        await graph.read(
+            "snapshots/changes_since",
+            user_id=caller.user_id,
+            branch=snapshot.branch,
+            seq=snapshot.seq,
+        )
+    )[0]
+    added, removed, modified = compare(row["then"], row["now"])
+    return Diff(
+        snapshot=name,
+        branch=snapshot.branch,
+        added=[memory_view(props) for props in added[:limit]],
+        removed=[memory_view(props) for props in removed[:limit]],
+        modified=[
+            Modified(memory_id=old["memory_id"], before=memory_view(old), after=memory_view(new))
+            for old, new in modified[:limit]
+        ],
+        counts={"added": len(added), "removed": len(removed), "modified": len(modified)},
+        truncated=max(len(added), len(removed), len(modified)) > limit,
+    )
+
+
+async def rollback(graph: Graph, caller: Caller, name: str, safety_kept: int) -> RolledBack:
+    """Restores the snapshot's branch exactly, as one new change after a safety snapshot."""
+    snapshot = await get(graph, caller.user_id, name)
+    user_id, branch = caller.user_id, snapshot.branch
+
+    async def work(tx: Tx) -> dict[str, Any]:
+        seq = await versions.open_change(tx, user_id)
+        safety = await take_safety(
+            tx, user_id, branch, seq, "pre_rollback", f"before rollback to {name}", safety_kept
+        )
+        params = {"user_id": user_id, "branch": branch, "seq": snapshot.seq, "change_seq": seq}
+        ended = (await tx.run("snapshots/end_created_since", **params))[0]["ended"]
+        restored = (await tx.run("snapshots/restore_ended_since", **params))[0]["restored"]
+        return {"safety_snapshot": safety, "ended": ended, "restored": restored}
+
+    outcome = await graph.transaction(work)
+    return RolledBack(snapshot=name, branch=branch, **outcome)
+
+
+async def collect_garbage(graph: Graph) -> int:
+    """Deletes past versions no snapshot can see any more; returns how many."""
+    total = 0
+    while True:
+        rows = await graph.write("snapshots/collect_garbage", batch=GC_BATCH)
+        deleted = int(rows[0]["deleted"])
+        total += deleted
+        if deleted < GC_BATCH:
+            return total

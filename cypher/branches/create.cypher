@@ -1,0 +1,17 @@
+// Creates a branch of a user unless the name is taken or they have $max_branches already.
+// params: user_id, name, base_seq (the change that forks it), from_snapshot (name or null),
+//         source_branch, max_branches
+// returns: outcome ('created' | 'duplicate' | 'limit'), branch (map or null)
+MATCH (u:User {id: $user_id})
+WITH u,
+     EXISTS { (:Branch {user_id: $user_id, name: $name}) } AS duplicate,
+     COUNT { (:Branch {user_id: $user_id}) } >= $max_branches AS full
+CALL (u, duplicate, full) {
+  WITH u WHERE NOT duplicate AND NOT full
+  CREATE (b:Branch {user_id: $user_id, name: $name, base_seq: $base_seq,
+                    from_snapshot: $from_snapshot, source_branch: $source_branch,
+                    created_at: datetime()})
+  RETURN b
+}
+RETURN CASE WHEN duplicate THEN 'duplicate' WHEN full THEN 'limit' ELSE 'created' END AS outcome,
+       b {.*} AS branch

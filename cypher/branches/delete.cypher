@@ -1,0 +1,17 @@
+// Deletes a branch with its memories, versions and snapshots; a user who had it checked out
+// is back on main.
+// params: user_id, name
+// returns: deleted (count of branch nodes)
+MATCH (b:Branch {user_id: $user_id, name: $name})
+CALL (b) {
+  MATCH (m:Memory|MemoryVersion {user_id: $user_id, branch: $name})
+  DETACH DELETE m
+}
+CALL (b) {
+  MATCH (s:Snapshot {user_id: $user_id, branch: $name})
+  DELETE s
+}
+OPTIONAL MATCH (u:User {id: $user_id, active_branch: $name})
+SET u.active_branch = 'main'
+DETACH DELETE b
+RETURN count(*) AS deleted

@@ -1,0 +1,19 @@
+// Records a user snapshot of a branch at the user's current seq, unless the name is taken or
+// the user already has $max_user user snapshots.
+// params: user_id, branch, name, description, max_user
+// returns: outcome ('created' | 'duplicate' | 'limit'), snapshot (map or null)
+MERGE (u:User {id: $user_id})
+ON CREATE SET u.active = true, u.created_at = datetime(), u.active_branch = 'main', u.seq = 0
+// Writing the user first serialises this with the user's changes and other snapshots.
+SET u.snapshot_lock = coalesce(u.snapshot_lock, 0) + 1
+WITH u,
+     EXISTS { (:Snapshot {user_id: $user_id, name: $name}) } AS duplicate,
+     COUNT { (s:Snapshot {user_id: $user_id}) WHERE s.kind = 'user' } >= $max_user AS full
+CALL (u, duplicate, full) {
+  WITH u WHERE NOT duplicate AND NOT full
+  CREATE (s:Snapshot {user_id: $user_id, name: $name, branch: $branch, seq: coalesce(u.seq, 0),
+                      kind: 'user', description: $description, created_at: datetime()})
+  RETURN s
+}
+RETURN CASE WHEN duplicate THEN 'duplicate' WHEN full THEN 'limit' ELSE 'created' END AS outcome,
+       s {.*} AS snapshot

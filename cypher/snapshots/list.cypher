@@ -1,0 +1,6 @@
+// Every snapshot of a user, newest first.
+// params: user_id
+// returns: snapshot (map)
+MATCH (s:Snapshot {user_id: $user_id})
+RETURN s {.*} AS snapshot
+ORDER BY s.seq DESC, s.created_at DESC
