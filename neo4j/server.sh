@@ -16,12 +16,22 @@ find_java() {
   exit 1
 }
 
+version_of() {
+  sed -n "s/^$1=//p" "$here/../.env"
+}
+
 assemble() {
-  if [ ! -f "$here/target/lib/.complete" ]; then
-    echo "assembling Neo4j from Maven Central into $here/target/lib ..." >&2
+  local neo4j browser stamp
+  neo4j=$(version_of NEO4J_VERSION)
+  browser=$(version_of NEO4J_BROWSER_VERSION)
+  stamp="$here/target/lib/.complete-$neo4j-$browser"
+  if [ ! -f "$stamp" ]; then
+    echo "assembling Neo4j $neo4j (Browser $browser) from Maven Central into $here/target/lib ..." >&2
+    rm -rf "$here/target/lib"
     mvn -q -B -f "$here/pom.xml" dependency:copy-dependencies -DincludeScope=runtime \
+      -Dneo4j.version="$neo4j" -Dneo4j.browser.version="$browser" \
       -DoutputDirectory="$here/target/lib" >&2
-    touch "$here/target/lib/.complete"
+    touch "$stamp"
   fi
 }
 
