@@ -99,7 +99,7 @@ class Graph:
             auth=auth,
             connection_acquisition_timeout=10.0,
             connection_timeout=5.0,
-            max_transaction_retry_time=10.0,
+            max_transaction_retry_time=5.0,
             notifications_min_severity="OFF",
         )
         return cls(driver, database, load_queries())

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 import pytest_asyncio
 from quart import Quart
+from quart.testing.app import TestApp
 from quart.typing import TestClientProtocol
 
 from app import create_app
@@ -19,6 +20,7 @@ from app.embedder import SentenceTransformerEmbedder
 from app.graph import Graph
 
 MASTER_KEY = "test-master-key-0123456789abcdef"
+STARTUP_TIMEOUT_S = 120
 NEO4J_URI = os.environ.get("NEO4J_URI", "bolt://127.0.0.1:27687")
 
 
@@ -41,7 +43,8 @@ def embedder() -> SentenceTransformerEmbedder:
 @pytest_asyncio.fixture(scope="session", loop_scope="session")
 async def app(embedder: SentenceTransformerEmbedder) -> AsyncIterator[Quart]:
     service = create_app(make_settings(), embedder=embedder)
-    async with service.test_app():
+    # A brand-new database takes a while to migrate on a small machine.
+    async with TestApp(service, startup_timeout=STARTUP_TIMEOUT_S):
         yield service
 
 

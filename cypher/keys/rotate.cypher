@@ -2,6 +2,10 @@
 // params: user_id, key_id, new_key_id, prefix, hash
 // returns: key (map of the new key); no row when the old key is unknown, foreign or revoked
 MATCH (old:ApiKey {id: $key_id})-[:BELONGS_TO]->(u:User {id: $user_id})
+// Writing first takes the old key's write lock, so that concurrent rotations of one key run one
+// after the other and only the first finds it live (otherwise each would issue a new key).
+SET old.rotated_to = old.rotated_to
+WITH old, u
 WHERE old.revoked_at IS NULL
 SET old.revoked_at = datetime(), old.rotated_to = $new_key_id
 CREATE (k:ApiKey {id: $new_key_id, prefix: $prefix, hash: $hash, name: old.name,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import re
 import uuid
 from datetime import UTC, datetime, timedelta, timezone
@@ -118,6 +119,28 @@ async def test_rotate_issues_new_key_and_retires_the_old(
     # A retired key cannot be rotated again.
     again = await client.put(f"/auth/keys/{user.key_id}/rotate", headers=bearer(new["raw_key"]))
     await error_detail(again, 409)
+
+
+async def test_concurrent_rotations_of_one_key_issue_one_new_key(
+    client: TestClientProtocol,
+) -> None:
+    for _ in range(3):
+        user_id = _new_user_id("race")
+        issued = await issue_key(client, user_id)
+        responses = await asyncio.gather(
+            *(
+                client.put(
+                    f"/auth/keys/{issued['key_id']}/rotate", headers=bearer(issued["raw_key"])
+                )
+                for _ in range(6)
+            )
+        )
+        statuses = sorted(response.status_code for response in responses)
+        assert statuses.count(201) == 1, statuses
+        assert set(statuses) <= {201, 401, 409}, statuses
+        keys = await (await client.get(f"/admin/users/{user_id}/keys", headers=MASTER)).get_json()
+        assert len(keys) == 2
+        assert sum(key["revoked_at"] is None for key in keys) == 1
 
 
 async def test_rotate_keeps_expiry(client: TestClientProtocol) -> None:
