@@ -10,7 +10,7 @@ import uuid
 from quart import Quart
 from quart_schema import QuartSchema
 
-from app.api import admin, branches, health, keys, memories, snapshots
+from app.api import admin, branches, feedback, health, keys, memories, snapshots
 from app.api import errors as http_errors
 from app.config import Settings
 from app.deps import Deps
@@ -21,6 +21,7 @@ from app.llm import LlmClient
 from app.migrations import apply as apply_migrations
 from app.migrations import ensure_vector_index
 from app.ratelimit import RateLimiter
+from app.scheduler import Scheduler
 
 log = logging.getLogger(__name__)
 STARTUP_WAIT_S = 60
@@ -77,7 +78,9 @@ def create_app(settings: Settings | None = None, embedder: Embedder | None = Non
         llm=llm,
     )
 
-    for module in (health, keys, admin, memories, snapshots, branches):
+    scheduler = Scheduler(graph, settings, instance_id) if settings.scheduler_enabled else None
+
+    for module in (health, keys, admin, memories, snapshots, branches, feedback):
         app.register_blueprint(module.blueprint)
     http_errors.register(app)
 
@@ -86,10 +89,14 @@ def create_app(settings: Settings | None = None, embedder: Embedder | None = Non
         await _wait_for_database(graph)
         await apply_migrations(graph)
         await ensure_vector_index(graph, embedder.dimensions)
+        if scheduler is not None:
+            await scheduler.start()
         log.info("memory service %s ready", instance_id)
 
     @app.after_serving
     async def stop() -> None:
+        if scheduler is not None:
+            await scheduler.stop()
         if llm is not None:
             await llm.close()
         await graph.close()

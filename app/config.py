@@ -27,6 +27,7 @@ class Settings(BaseSettings):
     rate_limits_enabled: bool = True
     max_body_bytes: int = 2 * 1024 * 1024
     scheduler_enabled: bool = True
+    # Schedules are cron in UTC: 5 fields, or 6 with seconds first ("*/2 * * * * *" for tests).
     autotune_cron: str = "0 3 * * *"
     gc_cron: str = "30 3 * * *"
     scheduler_lease_s: int = 30

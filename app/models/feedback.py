@@ -1,0 +1,75 @@
+"""Feedback and retrieval-parameter requests and responses."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, Field, StringConstraints
+
+from app.models.common import Strict
+from app.models.memories import TrustTier
+
+Signal = Literal["useful", "irrelevant", "outdated", "wrong"]
+SIGNALS: tuple[Signal, ...] = ("useful", "irrelevant", "outdated", "wrong")
+TIERS: tuple[TrustTier, ...] = ("T1", "T2", "T3", "T4")
+FEEDBACK_WEIGHT_MIN = 0.01
+FEEDBACK_WEIGHT_MAX = 0.5
+FEEDBACK_WEIGHT_DEFAULT = 0.1
+MAX_CONTEXT_CHARS = 4000
+
+TuningSource = Literal["default", "manual", "auto"]
+
+
+class NewFeedback(Strict):
+    signal: Signal
+    context: Annotated[str, StringConstraints(max_length=MAX_CONTEXT_CHARS)] = ""
+
+
+class FeedbackRecorded(BaseModel):
+    feedback_id: str
+    memory_id: str
+    signal: Signal
+
+
+class FeedbackStats(BaseModel):
+    total: int
+    useful: int
+    irrelevant: int
+    outdated: int
+    wrong: int
+
+
+class TierSignalCount(BaseModel):
+    tier: TrustTier
+    signal: Signal
+    count: int
+
+
+class FeedbackByTier(BaseModel):
+    breakdown: list[TierSignalCount]
+
+
+class RetrievalParams(BaseModel):
+    feedback_weight: float
+    source: TuningSource
+    tuned_at: datetime | None
+    tuned_signals: int
+
+
+class TuneRequest(Strict):
+    """Manual tuning names the weight; an empty body (or {}) asks for automatic tuning."""
+
+    feedback_weight: float | None = Field(
+        default=None, ge=FEEDBACK_WEIGHT_MIN, le=FEEDBACK_WEIGHT_MAX
+    )
+
+
+class TuneResult(BaseModel):
+    tuned: bool
+    mode: Literal["manual", "auto"]
+    message: str | None = None
+    signals: int
+    previous: RetrievalParams | None = None
+    current: RetrievalParams
+    rule: dict[str, float] | None = None

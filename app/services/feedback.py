@@ -1,0 +1,191 @@
+"""Feedback on memories, the per-user retrieval parameters, and tuning them from feedback.
+
+A signal is a (:Feedback)-[:ON]->(:Memory) node on the caller's checked-out branch, and the
+matching counter on the current memory node (useful, irrelevant, outdated, wrong) is
+incremented in the same statement, so ranking reads the counts with the memory. The counters
+are updated in place on purpose: they are not memory content and are not versioned. When a
+memory is corrected its counts stay with the old memory; the correction starts at zero.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from typing import Any
+
+from app.errors import NotFound
+from app.graph import Graph, Row, Tx
+from app.models.feedback import (
+    FEEDBACK_WEIGHT_DEFAULT,
+    SIGNALS,
+    TIERS,
+    FeedbackByTier,
+    FeedbackRecorded,
+    FeedbackStats,
+    NewFeedback,
+    RetrievalParams,
+    TierSignalCount,
+    TuneResult,
+)
+from app.services import tuning
+from app.services.scope import Caller, scope_for
+
+log = logging.getLogger(__name__)
+
+NOT_ENOUGH_FEEDBACK = (
+    "not enough feedback to tune automatically: {signals} signals so far, at least {needed} needed"
+)
+TUNE_PAGE = 200
+
+
+async def record(
+    graph: Graph, caller: Caller, memory_id: str, item: NewFeedback
+) -> FeedbackRecorded:
+    """Records a signal on one of the caller's active memories (checked-out branch)."""
+    scope = await scope_for(graph, caller, None)
+
+    async def work(tx: Tx) -> Row:
+        rows = await tx.run(
+            "feedback/record",
+            user_id=scope.user_id,
+            branch=scope.branch,
+            memory_id=memory_id,
+            feedback_id=uuid.uuid4().hex,
+            signal=item.signal,
+            context=item.context,
+        )
+        if not rows:
+            raise NotFound("memory not found")  # rolls the user's counter back too
+        return rows[0]
+
+    row = await graph.transaction(work)
+    return FeedbackRecorded(**row)
+
+
+async def stats(graph: Graph, caller: Caller) -> FeedbackStats:
+    """The caller's signals by kind, over all their branches."""
+    counts = dict.fromkeys(SIGNALS, 0)
+    for row in await graph.read("feedback/stats", user_id=caller.user_id):
+        if row["signal"] in counts:
+            counts[row["signal"]] = row["count"]
+    return FeedbackStats(total=sum(counts.values()), **counts)
+
+
+async def by_tier(graph: Graph, caller: Caller) -> FeedbackByTier:
+    """Every trust tier x signal with its count (zeros included)."""
+    found = {
+        (row["tier"], row["signal"]): row["count"]
+        for row in await graph.read("feedback/by_tier", user_id=caller.user_id)
+    }
+    return FeedbackByTier(
+        breakdown=[
+            TierSignalCount(tier=tier, signal=signal, count=found.get((tier, signal), 0))
+            for tier in TIERS
+            for signal in SIGNALS
+        ]
+    )
+
+
+def _params(stored: dict[str, Any] | None) -> RetrievalParams:
+    stored = stored or {}
+    weight = stored.get("feedback_weight")
+    return RetrievalParams(
+        feedback_weight=FEEDBACK_WEIGHT_DEFAULT if weight is None else weight,
+        source=stored.get("source") or ("default" if weight is None else "manual"),
+        tuned_at=stored.get("tuned_at"),
+        tuned_signals=stored.get("tuned_signals") or 0,
+    )
+
+
+async def params(graph: Graph, caller: Caller) -> RetrievalParams:
+    """The caller's retrieval parameters (defaults until they are tuned)."""
+    rows = await graph.read("retrieval_params/get", user_id=caller.user_id)
+    return _params(rows[0] if rows else None)
+
+
+async def set_weight(graph: Graph, caller: Caller, weight: float) -> TuneResult:
+    """Manual tuning: sets the weight (already validated to lie in 0.01-0.5)."""
+    [row] = await graph.write(
+        "retrieval_params/set",
+        user_id=caller.user_id,
+        feedback_weight=weight,
+        source="manual",
+        seen=None,
+    )
+    current = _params(row["current"])
+    return TuneResult(
+        tuned=True,
+        mode="manual",
+        signals=current.tuned_signals,
+        previous=_params(row["previous"]),
+        current=current,
+    )
+
+
+async def autotune(graph: Graph, user_id: str) -> TuneResult:
+    """Automatic tuning from the user's feedback mix (see app.services.tuning for the rule)."""
+    [read] = await graph.read("feedback/per_memory", user_id=user_id)
+    memories = [tuning.MemorySignals(**counts) for counts in read["memories"]]
+    weight = read["feedback_weight"]
+    current_weight = FEEDBACK_WEIGHT_DEFAULT if weight is None else weight
+    outcome = tuning.tune(current_weight, memories)
+    if outcome is None:
+        signals = sum(memory.total for memory in memories)
+        rows = await graph.read("retrieval_params/get", user_id=user_id)
+        return TuneResult(
+            tuned=False,
+            mode="auto",
+            message=NOT_ENOUGH_FEEDBACK.format(signals=signals, needed=tuning.MIN_SIGNALS),
+            signals=signals,
+            current=_params(rows[0] if rows else None),
+        )
+    [row] = await graph.write(
+        "retrieval_params/set",
+        user_id=user_id,
+        feedback_weight=outcome.weight,
+        source="auto",
+        seen=read["seen"],
+    )
+    return TuneResult(
+        tuned=True,
+        mode="auto",
+        signals=outcome.signals,
+        previous=_params(row["previous"]),
+        current=_params(row["current"]),
+        rule={
+            "target": outcome.target,
+            "agreement": outcome.agreement,
+            "memory_judgement": outcome.memory_judgement,
+            "step": outcome.step,
+        },
+    )
+
+
+async def tune(graph: Graph, caller: Caller, weight: float | None) -> TuneResult:
+    """POST /v1/retrieval-params/tune: a weight sets it; None tunes automatically."""
+    if weight is not None:
+        return await set_weight(graph, caller, weight)
+    return await autotune(graph, caller.user_id)
+
+
+async def autotune_all(graph: Graph) -> dict[str, int]:
+    """The scheduled job: auto-tunes every user with new feedback since their last tuning."""
+    checked = tuned = 0
+    after: str | None = None
+    while True:
+        rows = await graph.read(
+            "feedback/users_to_tune",
+            after=after,
+            min_signals=tuning.MIN_SIGNALS,
+            limit=TUNE_PAGE,
+        )
+        for row in rows:
+            checked += 1
+            result = await autotune(graph, row["user_id"])
+            tuned += int(result.tuned)
+        if len(rows) < TUNE_PAGE:
+            break
+        after = rows[-1]["user_id"]
+    if checked:
+        log.info("auto-tuned the feedback weight of %d of %d users", tuned, checked)
+    return {"users_checked": checked, "users_tuned": tuned}

@@ -1,0 +1,7 @@
+// Removes a job's run records scheduled before a cut-off (they only guard recent runs).
+// params: job, before (datetime)
+// returns: pruned
+MATCH (run:JobRun {job: $job})
+WHERE run.scheduled_for < $before
+DELETE run
+RETURN count(*) AS pruned

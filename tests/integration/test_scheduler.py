@@ -1,0 +1,357 @@
+"""The scheduler: one lease holder runs the jobs, each scheduled run is claimed exactly once,
+and another instance takes over when the holder dies (real separate service processes)."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import time
+import uuid
+from collections.abc import Mapping
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from neo4j.time import DateTime
+from quart.typing import TestClientProtocol
+
+from app.graph import Graph
+from app.scheduler import ScheduledJob, Scheduler, cron_trigger, job_table
+from app.services import feedback
+from neo4j import AsyncDriver
+from tests.conftest import User, make_settings
+from tests.support.memories import store
+from tests.support.neo4j_direct import neo4j_driver, query
+from tests.support.service_process import ServiceProcess, start_service
+
+__all__ = ["neo4j_driver"]
+
+EVERY_MINUTE = "* * * * *"
+PERIOD_S = 2
+LEASE_TTL_S = 4
+STARTUP_TIMEOUT_S = 120
+
+
+class CountingJob:
+    """A job function that counts its calls in this process."""
+
+    def __init__(self, fail: bool = False, wanted: int = 1) -> None:
+        self.calls = 0
+        self.fail = fail
+        self.wanted = wanted
+        self.enough = asyncio.Event()
+
+    async def __call__(self, graph: Graph) -> Mapping[str, int]:
+        self.calls += 1
+        if self.calls >= self.wanted:
+            self.enough.set()
+        await asyncio.sleep(0.05)
+        if self.fail:
+            raise RuntimeError("the job broke")
+        return {"calls": self.calls}
+
+
+def _scheduler(graph: Graph, job: ScheduledJob, lease: str, ttl_s: int = 30) -> Scheduler:
+    settings = make_settings(scheduler_enabled=True, scheduler_lease_s=ttl_s)
+    return Scheduler(graph, settings, f"test-{uuid.uuid4().hex[:6]}", jobs=[job], lease=lease)
+
+
+def _native(run: dict[str, Any]) -> dict[str, Any]:
+    """A JobRun's properties with Neo4j temporal values as Python datetimes."""
+    return {
+        key: value.to_native() if isinstance(value, DateTime) else value
+        for key, value in run.items()
+    }
+
+
+async def _runs(driver: AsyncDriver, job: str) -> list[dict[str, Any]]:
+    rows = await query(
+        driver,
+        "MATCH (r:JobRun {job: $job}) RETURN r {.*} AS run ORDER BY r.scheduled_for",
+        job=job,
+    )
+    return [{"run": _native(row["run"])} for row in rows]
+
+
+async def _away_from_a_minute_boundary() -> None:
+    # Both claimants must compute the same run (the current minute) for the race to be real.
+    if datetime.now(UTC).second >= 58:
+        await asyncio.sleep(3)
+
+
+def test_the_job_table_has_the_autotune_job() -> None:
+    table = job_table(make_settings(autotune_cron="*/5 * * * * *"))
+    assert [job.name for job in table] == ["autotune"]
+    assert table[0].run is feedback.autotune_all
+
+
+async def test_two_claimants_of_one_run_execute_it_once(
+    graph: Graph, neo4j_driver: AsyncDriver
+) -> None:
+    job_fn = CountingJob()
+    job = ScheduledJob(f"test-{uuid.uuid4().hex[:8]}", cron_trigger(EVERY_MINUTE), job_fn)
+    # Two schedulers that both believe they may run jobs (each holds a lease of its own):
+    # only the uniqueness of the run claim stands between them.
+    first = _scheduler(graph, job, f"lease-{uuid.uuid4().hex[:8]}")
+    second = _scheduler(graph, job, f"lease-{uuid.uuid4().hex[:8]}")
+    await first.renew()
+    await second.renew()
+    assert first.holds_lease() and second.holds_lease()
+    await _away_from_a_minute_boundary()
+    try:
+        await asyncio.gather(first.run(job), second.run(job), first.run(job), second.run(job))
+    finally:
+        await first.stop()
+        await second.stop()
+
+    assert job_fn.calls == 1
+    [row] = await _runs(neo4j_driver, job.name)
+    run = row["run"]
+    assert run["executions"] == 1
+    assert run["status"] == "completed"
+    assert run["result_calls"] == 1
+    assert run["claimed_by"] in (first.holder, second.holder)
+    assert run["scheduled_for"].second == 0
+
+
+async def test_without_the_lease_nothing_runs(graph: Graph, neo4j_driver: AsyncDriver) -> None:
+    job_fn = CountingJob()
+    job = ScheduledJob(f"test-{uuid.uuid4().hex[:8]}", cron_trigger(EVERY_MINUTE), job_fn)
+    lease = f"lease-{uuid.uuid4().hex[:8]}"
+    holder = _scheduler(graph, job, lease)
+    other = _scheduler(graph, job, lease)
+    await holder.renew()
+    await other.renew()
+    assert holder.holds_lease()
+    assert not other.holds_lease()
+    await other.run(job)
+    assert job_fn.calls == 0
+    assert await _runs(neo4j_driver, job.name) == []
+
+    # Released on stop: the other instance takes the lease at its next renewal.
+    await holder.stop()
+    await other.renew()
+    assert other.holds_lease()
+    await _away_from_a_minute_boundary()
+    await other.run(job)
+    await other.stop()
+    assert job_fn.calls == 1
+    [row] = await _runs(neo4j_driver, job.name)
+    assert row["run"]["claimed_by"] == other.holder
+
+
+async def test_a_failing_job_is_recorded_and_not_retried(
+    graph: Graph, neo4j_driver: AsyncDriver
+) -> None:
+    job_fn = CountingJob(fail=True)
+    job = ScheduledJob(f"test-{uuid.uuid4().hex[:8]}", cron_trigger(EVERY_MINUTE), job_fn)
+    scheduler = _scheduler(graph, job, f"lease-{uuid.uuid4().hex[:8]}")
+    await scheduler.renew()
+    await _away_from_a_minute_boundary()
+    await scheduler.run(job)
+    await scheduler.run(job)
+    await scheduler.stop()
+    assert job_fn.calls == 1
+    [row] = await _runs(neo4j_driver, job.name)
+    assert row["run"]["status"] == "failed"
+    assert row["run"]["error"] == "RuntimeError"
+    assert row["run"]["executions"] == 1
+
+
+async def test_the_scheduler_runs_a_seconds_schedule_and_releases_its_lease(
+    graph: Graph, neo4j_driver: AsyncDriver
+) -> None:
+    job_fn = CountingJob(wanted=3)
+    job = ScheduledJob(f"test-{uuid.uuid4().hex[:8]}", cron_trigger("* * * * * *"), job_fn)
+    lease = f"lease-{uuid.uuid4().hex[:8]}"
+    scheduler = _scheduler(graph, job, lease, ttl_s=2)
+    await scheduler.start()
+    try:
+        await asyncio.wait_for(job_fn.enough.wait(), timeout=15)
+    finally:
+        await scheduler.stop()
+    assert job_fn.calls >= 3
+    runs = [row["run"] for row in await _runs(neo4j_driver, job.name)]
+    assert len(runs) == job_fn.calls
+    assert all(run["executions"] == 1 and run["status"] == "completed" for run in runs)
+    times = [run["scheduled_for"] for run in runs]
+    assert all(b - a == timedelta(seconds=1) for a, b in itertools.pairwise(times)), times
+    [lease_row] = await query(
+        neo4j_driver, "MATCH (l:Lease {name: $name}) RETURN l.holder AS holder", name=lease
+    )
+    assert lease_row["holder"] is None
+
+
+async def test_autotune_job_tunes_users_with_new_feedback_only(
+    client: TestClientProtocol, user: User, graph: Graph
+) -> None:
+    memory = await store(client, user.headers, "The build cache lives on the NAS")
+    for _ in range(10):
+        response = await client.post(
+            f"/v1/memories/{memory['memory_id']}/feedback",
+            json={"signal": "useful"},
+            headers=user.headers,
+        )
+        assert response.status_code == 201
+
+    async def params() -> dict[str, Any]:
+        body: dict[str, Any] = await (
+            await client.get("/v1/retrieval-params", headers=user.headers)
+        ).get_json()
+        return body
+
+    first = await feedback.autotune_all(graph)
+    assert first["users_tuned"] >= 1
+    tuned = await params()
+    assert (tuned["source"], tuned["tuned_signals"], tuned["feedback_weight"]) == (
+        "auto",
+        10,
+        0.2185,
+    )
+
+    # No new feedback: the user is not tuned again.
+    await feedback.autotune_all(graph)
+    assert await params() == tuned
+
+    response = await client.post(
+        f"/v1/memories/{memory['memory_id']}/feedback",
+        json={"signal": "useful"},
+        headers=user.headers,
+    )
+    assert response.status_code == 201
+    await feedback.autotune_all(graph)
+    retuned = await params()
+    assert retuned["tuned_signals"] == 11
+    assert retuned["tuned_at"] != tuned["tuned_at"]
+    assert retuned["feedback_weight"] > tuned["feedback_weight"]
+
+
+# --- two real service processes --------------------------------------------------------------
+
+
+async def _lease_holder(driver: AsyncDriver) -> str | None:
+    rows = await query(
+        driver,
+        "MATCH (l:Lease {name: 'scheduler'}) WHERE l.expires_at > datetime() "
+        "RETURN l.holder AS holder",
+    )
+    return rows[0]["holder"] if rows else None
+
+
+async def _autotune_runs(driver: AsyncDriver, since: datetime) -> list[dict[str, Any]]:
+    rows = await query(
+        driver,
+        "MATCH (r:JobRun {job: 'autotune'}) WHERE r.scheduled_for >= $since "
+        "RETURN r {.*} AS run ORDER BY r.scheduled_for",
+        since=since,
+    )
+    return [_native(row["run"]) for row in rows]
+
+
+def _instance(run: dict[str, Any]) -> str:
+    return str(run["claimed_by"]).split("#", 1)[0]
+
+
+async def _wait_for(what: str, check: Any, timeout_s: float, services: list[ServiceProcess]) -> Any:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        value = await check()
+        if value:
+            return value
+        await asyncio.sleep(0.2)
+    logs = "\n\n".join(f"--- {s.instance_id}\n{s.log_tail()}" for s in services)
+    raise AssertionError(f"timed out waiting for {what}\n{logs}")
+
+
+def _consecutive(runs: list[dict[str, Any]]) -> bool:
+    times = [run["scheduled_for"] for run in runs]
+    return all(b - a == timedelta(seconds=PERIOD_S) for a, b in itertools.pairwise(times))
+
+
+async def test_two_processes_run_each_scheduled_run_once_and_hand_over(
+    client: TestClientProtocol, user: User, neo4j_driver: AsyncDriver, tmp_path: Path
+) -> None:
+    # A user whose feedback the scheduled job will tune.
+    memory = await store(client, user.headers, "The on-call phone is in the top drawer")
+    for _ in range(10):
+        response = await client.post(
+            f"/v1/memories/{memory['memory_id']}/feedback",
+            json={"signal": "wrong"},
+            headers=user.headers,
+        )
+        assert response.status_code == 201
+
+    since = datetime.now(UTC).replace(microsecond=0)
+    tag = uuid.uuid4().hex[:6]
+    env = {
+        "SCHEDULER_ENABLED": "true",
+        "AUTOTUNE_CRON": f"*/{PERIOD_S} * * * * *",
+        "SCHEDULER_LEASE_S": str(LEASE_TTL_S),
+    }
+    services = [start_service(f"sched-{name}-{tag}", tmp_path, **env) for name in ("a", "b")]
+    try:
+        # Each process imports torch and loads the embedding model first: slow on a busy machine.
+        await asyncio.gather(*(service.wait_ready(STARTUP_TIMEOUT_S) for service in services))
+        scheduling_started = time.monotonic()
+        by_id = {service.instance_id: service for service in services}
+
+        async def known_holder() -> str | None:
+            holder = await _lease_holder(neo4j_driver)
+            name = holder.split("#", 1)[0] if holder else None
+            return name if name in by_id else None
+
+        holder_id = await _wait_for("a lease holder", known_holder, 15, services)
+        holder = by_id[holder_id]
+        [survivor] = [service for service in services if service is not holder]
+
+        async def holder_ran_three() -> bool:
+            return len(await _autotune_runs(neo4j_driver, since)) >= 3
+
+        await _wait_for("three runs by the holder", holder_ran_three, 15, services)
+        holder.kill()  # SIGKILL: no shutdown, the lease is left to expire
+        killed_at = datetime.now(UTC)
+        killed = time.monotonic()
+
+        async def survivor_ran_three() -> bool:
+            runs = await _autotune_runs(neo4j_driver, since)
+            return sum(_instance(run) == survivor.instance_id for run in runs) >= 3
+
+        await _wait_for("three runs by the survivor", survivor_ran_three, 25, services)
+        assert survivor.terminate() == 0, survivor.log_tail()
+    finally:
+        for service in services:
+            service.kill()
+
+    runs = await _autotune_runs(neo4j_driver, since)
+    before = [run for run in runs if _instance(run) == holder.instance_id]
+    after = [run for run in runs if _instance(run) == survivor.instance_id]
+    assert len(before) + len(after) == len(runs), "a run was claimed by a third instance"
+    # Each scheduled run executed exactly once: one node per run time, one execution each.
+    assert len({run["scheduled_for"] for run in runs}) == len(runs)
+    finished = [run for run in runs if run["status"] == "completed"]
+    assert all(run["executions"] == 1 for run in finished), runs
+    # The holder ran every run from its first one until it was killed, the survivor every run
+    # from its takeover on; nobody ran while the other held the lease.
+    assert len(before) >= 3 and len(after) >= 3
+    assert max(run["scheduled_for"] for run in before) < min(r["scheduled_for"] for r in after)
+    assert _consecutive(before) and _consecutive(after), [r["scheduled_for"] for r in runs]
+    # All completed, except perhaps the one run the killed holder was in the middle of: it was
+    # claimed (and perhaps started) once, and nobody ran it again.
+    unfinished = [run for run in runs if run["status"] != "completed"]
+    assert len(unfinished) <= 1, unfinished
+    for run in unfinished:
+        assert run == before[-1]
+        assert (run["status"], run["executions"]) in (("claimed", 0), ("running", 1)), run
+    # Takeover within a few lease ttls of the kill.
+    takeover = (after[0]["scheduled_for"] - killed_at).total_seconds()
+    assert takeover <= 3 * LEASE_TTL_S + PERIOD_S, takeover
+    # The graceful stop released the lease.
+    assert await _lease_holder(neo4j_driver) is None
+    # The job did its work: the user was tuned automatically, once, by the first run.
+    params = await (await client.get("/v1/retrieval-params", headers=user.headers)).get_json()
+    assert params["source"] == "auto"
+    assert params["tuned_signals"] == 10
+    assert params["feedback_weight"] == 0.2185  # 10 consistent signals on one memory
+    assert min(run["result_users_tuned"] for run in before[:1]) >= 1
+    assert time.monotonic() - killed < 40
+    assert time.monotonic() - scheduling_started < 60

@@ -1,0 +1,127 @@
+"""The service as a real separate OS process (hypercorn "app:create_app()"), for tests that need
+several instances against one Neo4j."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import ctypes
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+
+from tests.conftest import MASTER_KEY, NEO4J_URI
+
+REPO = Path(__file__).resolve().parents[2]
+PR_SET_PDEATHSIG = 1
+
+
+def free_port() -> int:
+    """A TCP port nothing listens on right now (the OS picks it)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def _die_with_parent() -> None:
+    # Linux: the service is killed if the test process dies without cleaning up.
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+
+
+@dataclass
+class ServiceProcess:
+    instance_id: str
+    port: int
+    process: subprocess.Popen[bytes]
+    log_path: Path
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def log_tail(self, lines: int = 40) -> str:
+        try:
+            text = self.log_path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            return ""
+        return "\n".join(text.splitlines()[-lines:])
+
+    async def wait_ready(self, timeout_s: float) -> None:
+        """Waits for GET /health/instance to answer 200 (the app has started serving)."""
+        deadline = time.monotonic() + timeout_s
+        async with httpx.AsyncClient(timeout=2.0) as http:
+            while time.monotonic() < deadline:
+                if self.process.poll() is not None:
+                    raise AssertionError(
+                        f"{self.instance_id} exited with {self.process.returncode}:\n"
+                        + self.log_tail()
+                    )
+                with contextlib.suppress(httpx.HTTPError):
+                    response = await http.get(f"{self.base_url}/health/instance")
+                    if response.status_code == 200:
+                        return
+                await asyncio.sleep(0.25)
+        raise AssertionError(f"{self.instance_id} not ready in {timeout_s}s:\n" + self.log_tail())
+
+    def kill(self) -> None:
+        """SIGKILL: the process (and anything it started) dies at once, without any shutdown."""
+        if self.process.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.process.pid, signal.SIGKILL)  # its own session: only its group
+        self.process.wait(timeout=10)
+
+    def terminate(self, timeout_s: float = 15.0) -> int:
+        """SIGTERM and wait (hypercorn shuts down gracefully); SIGKILL if it takes too long."""
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=timeout_s)
+            except subprocess.TimeoutExpired:
+                self.kill()
+        return self.process.returncode
+
+
+def start_service(instance_id: str, log_dir: Path, **env: str) -> ServiceProcess:
+    """Starts hypercorn "app:create_app()" on a free port with the given extra environment."""
+    port = free_port()
+    log_path = log_dir / f"{instance_id}.log"
+    environment = {
+        **os.environ,
+        "MASTER_KEY": MASTER_KEY,
+        "NEO4J_URI": NEO4J_URI,
+        "INSTANCE_ID": instance_id,
+        **env,
+    }
+    with log_path.open("wb") as log:
+        process = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "hypercorn",
+                "app:create_app()",
+                "--bind",
+                f"127.0.0.1:{port}",
+                "--graceful-timeout",
+                "5",
+                # The app runs in this very process (no worker subprocess), so killing the
+                # process kills the instance.
+                "--workers",
+                "0",
+            ],
+            cwd=REPO,
+            env=environment,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+            preexec_fn=_die_with_parent,
+        )
+    return ServiceProcess(instance_id, port, process, log_path)
