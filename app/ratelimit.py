@@ -37,9 +37,10 @@ class RateLimiter:
         if not self.enabled or key_id is None:
             return
         item = self._items[operation]
-        if await self._strategy.hit(item, key_id):
+        # The operation is part of the key: classes with equal limits keep separate windows.
+        if await self._strategy.hit(item, operation, key_id):
             return
-        stats = await self._strategy.get_window_stats(item, key_id)
+        stats = await self._strategy.get_window_stats(item, operation, key_id)
         retry_after = max(1, math.ceil(stats.reset_time - time.time()))
         raise RateLimited(
             f"rate limit of {item.amount} {operation} requests per minute exceeded",

@@ -31,6 +31,13 @@ def _content(value: str) -> str:
     return value
 
 
+def _message(value: str) -> str:
+    """A conversation message may be blank (it is skipped), but not over the content limit."""
+    if len(value.encode("utf-8")) > MAX_CONTENT_BYTES:
+        raise ValueError(f"must be at most {MAX_CONTENT_BYTES} UTF-8 bytes")
+    return value
+
+
 def _query(value: str) -> str:
     if len(value.encode("utf-8")) > MAX_QUERY_BYTES:
         raise ValueError(f"must be at most {MAX_QUERY_BYTES} UTF-8 bytes")
@@ -153,7 +160,7 @@ class Deleted(BaseModel):
 
 class Message(Strict):
     role: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=32)]
-    content: Annotated[str, StringConstraints(max_length=MAX_CONTENT_BYTES)]
+    content: Annotated[str, AfterValidator(_message)]
 
 
 class Observe(Strict):

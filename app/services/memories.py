@@ -142,12 +142,46 @@ def to_memory(props: Row, retrieval_score: float | None = None) -> Memory:
     )
 
 
+async def _create_in(
+    tx: Tx, seq: int, user_id: str, branch: str, props: list[dict[str, Any]]
+) -> list[tuple[Row, bool]]:
+    """Creates memories at change `seq`; an exact duplicate of an active memory (or of an
+    earlier item of the same call) is not created again: (memory, created) in input order.
+
+    Duplicates are resolved here, inside the change (which serialises the user's writes), so
+    that only new memories reach the versioned create.
+    """
+    rows = await tx.run(
+        "memories/active_duplicates",
+        user_id=user_id,
+        branch=branch,
+        fingerprints=list({item["fingerprint"] for item in props}),
+    )
+    known: dict[str, Row] = {row["fingerprint"]: row["memory"] for row in rows}
+    fresh: dict[str, dict[str, Any]] = {}
+    for item in props:
+        if item["fingerprint"] not in known:
+            fresh.setdefault(item["fingerprint"], item)
+    created: dict[str, Row] = {}
+    if fresh:
+        made = await versions.create(tx, seq, list(fresh.values()))
+        created = {row["fingerprint"]: row for row in made}
+    results: list[tuple[Row, bool]] = []
+    for item in props:
+        key = item["fingerprint"]
+        if key in known:
+            results.append((known[key], False))
+        else:
+            results.append((created[key], fresh[key] is item))
+    return results
+
+
 async def _create(
-    graph: Graph, user_id: str, props: list[dict[str, Any]]
+    graph: Graph, scope: Scope, props: list[dict[str, Any]]
 ) -> list[tuple[Row, bool]]:
     async def work(tx: Tx) -> list[tuple[Row, bool]]:
-        seq = await versions.open_change(tx, user_id)
-        return await versions.create(tx, seq, props)
+        seq = await versions.open_change(tx, scope.user_id)
+        return await _create_in(tx, seq, scope.user_id, scope.branch, props)
 
     return await graph.transaction(work)
 
@@ -158,7 +192,7 @@ async def store(
     """Stores one memory; (memory, False) when an identical active one already exists."""
     scope = await scope_for(graph, caller, branch)
     [embedding] = await embedder.encode([item.content])
-    [(row, created)] = await _create(graph, scope.user_id, [memory_props(scope, item, embedding)])
+    [(row, created)] = await _create(graph, scope, [memory_props(scope, item, embedding)])
     return to_memory(row), created
 
 
@@ -171,7 +205,7 @@ async def store_batch(
     props = [
         memory_props(scope, item, vector) for item, vector in zip(items, embeddings, strict=True)
     ]
-    return [to_memory(row) for row, _ in await _create(graph, scope.user_id, props)]
+    return [to_memory(row) for row, _ in await _create(graph, scope, props)]
 
 
 async def list_page(
@@ -230,7 +264,7 @@ async def _correct(
         )
         props = memory_props(scope, replacement, embedding, trust_tier=CORRECTION_TIER)
         props["correction_reason"] = reason
-        [(new, _)] = await versions.create(tx, seq, [props])
+        [(new, _)] = await _create_in(tx, seq, scope.user_id, scope.branch, [props])
         await versions.revise(
             tx,
             seq,

@@ -1,41 +1,39 @@
-"""User text turned into full-text index queries that no query syntax can break."""
+"""User text turned into full-text index queries that no query syntax can break.
+
+The query's words are handed to the index's own analyzer, with every character of the query
+syntax escaped: the analyzer then splits a query exactly as it split the memories, so a word
+copied from a memory ("tortoise's", "example.com", "3.14", "field:value", "cafe" + U+0301)
+finds it, while no operator, wildcard, range, fuzzy, boost or regex can be expressed.
+"""
 
 from __future__ import annotations
 
 import unicodedata
 
 MAX_QUERY_TERMS = 64
-# A word is a run of letters, marks (combining accents, vowel signs), digits and connectors
-# (`_`), as the full-text analyzer sees one: "e" + U+0301 or Devanagari stay one word.
-WORD_CATEGORIES = ("L", "M", "N", "Pc")
+# Characters the full-text (Lucene) query syntax gives a meaning: each is escaped.
+SYNTAX_CHARACTERS = frozenset('+-&|!(){}[]^"~*?:\\/')
+# A token no memory holds. The content clause always carries it, so a query whose words the
+# analyzer reduces to nothing ("½", "〆") matches nothing, instead of leaving the user clause
+# alone to match every memory of the user.
+NO_MATCH_TERM = "zq0nomatch0x7f3a9c1e5b2d84"
 
 
-def _words(text: str) -> list[str]:
-    words: list[str] = []
-    current: list[str] = []
-    for char in text + " ":
-        if unicodedata.category(char).startswith(WORD_CATEGORIES):
-            current.append(char)
-        elif current:
-            words.append("".join(current))
-            current = []
-    return words
-
-
-def _searchable(word: str) -> bool:
-    """The analyzer indexes nothing for a run without a letter or digit (`_`, a lone accent)."""
-    return any(unicodedata.category(char)[0] in "LN" for char in word)
+def _searchable(chunk: str) -> bool:
+    """Whether a chunk has a letter or a digit; without one the analyzer indexes nothing."""
+    return any(unicodedata.category(char)[0] in "LN" for char in chunk)
 
 
 def query_terms(text: str) -> list[str]:
-    """The words of a query, lowercased and deduplicated: no query syntax survives.
-
-    Only letters, marks, digits and connectors are kept, none of which the full-text query
-    syntax gives a meaning; words the analyzer would index nothing for are dropped, so that an
-    empty content clause never leaves the user clause alone to match every memory.
-    """
-    terms = (word.lower() for word in _words(text) if _searchable(word))
+    """The whitespace-separated chunks of a query that hold a letter or digit, lowercased
+    (so `AND`, `OR`, `NOT` are plain words) and deduplicated, at most MAX_QUERY_TERMS."""
+    terms = (chunk.lower() for chunk in text.split() if _searchable(chunk))
     return list(dict.fromkeys(terms))[:MAX_QUERY_TERMS]
+
+
+def escape(term: str) -> str:
+    """A term with every query-syntax character backslash-escaped."""
+    return "".join("\\" + char if char in SYNTAX_CHARACTERS else char for char in term)
 
 
 def _phrase(value: str) -> str:
@@ -43,11 +41,13 @@ def _phrase(value: str) -> str:
 
 
 def lucene_query(text: str, user_id: str) -> str | None:
-    """A full-text index query for the words of `text` among one user's memories.
+    """A full-text index query for the words of `text` among one user's memories; None when
+    the text has no searchable word.
 
     The user clause only narrows the index scan; Cypher checks user_id exactly afterwards.
     """
     terms = query_terms(text)
     if not terms:
         return None
-    return f"content:({' '.join(terms)}) AND user_id:{_phrase(user_id)}"
+    words = " ".join(escape(term) for term in terms)
+    return f"content:({words} {NO_MATCH_TERM}) AND user_id:{_phrase(user_id)}"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import time
 from datetime import UTC, datetime
 from typing import Any
@@ -11,7 +12,7 @@ from app.graph import Graph
 from app.models.memories import Explain, FulltextRequest, Memory, RetrieveRequest
 from app.services import confidence, ranking
 from app.services.memories import to_memory
-from app.services.query_text import lucene_query
+from app.services.query_text import lucene_query, query_terms
 from app.services.scope import Caller, scope_for
 
 DEFAULT_TOP_K = {"retrieve": 5, "search": 10}
@@ -21,6 +22,18 @@ MIN_CANDIDATES = 20
 TYPE_FILTER_FACTOR = 4
 FULLTEXT_MIN_FETCH = 100
 FULLTEXT_MAX_FETCH = 100_000
+# Function words of questions and statements. In the hybrid ranking a full-text hit counts
+# relative to the best one, so a memory matching only "what is their" would earn the whole
+# lexical share; these words are left to the vector side. (Full-text search keeps every word.)
+_STOP_WORDS_TEXT = """
+a about after all also am an and any are as at be been before being but by can could did
+do does doing for from had has have having he her here hers him his how i if in into is it
+its just me my no nor not of on or our ours she should so some such than that the their
+theirs them then there these they this those to too us was we were what when where which
+while who whom why will with would you your yours s t d ll m re ve
+"""
+STOP_WORDS = frozenset(_STOP_WORDS_TEXT.split())
+PUNCTUATION = re.compile(r"[\W_]+")
 
 
 def _candidate(row: dict[str, Any], session_id: str | None, now: datetime) -> ranking.Candidate:
@@ -41,6 +54,15 @@ def _candidate(row: dict[str, Any], session_id: str | None, now: datetime) -> ra
         irrelevant=memory.get("irrelevant") or 0,
         outdated=memory.get("outdated") or 0,
         wrong=memory.get("wrong") or 0,
+    )
+
+
+def _content_words(query: str) -> str:
+    """The query without function words, for the lexical side of hybrid retrieval."""
+    return " ".join(
+        term
+        for term in query_terms(query)
+        if not all(word in STOP_WORDS for word in PUNCTUATION.sub(" ", term).split())
     )
 
 
@@ -66,7 +88,7 @@ async def hybrid(
         "branch": scope.branch,
         "vector": vector,
         "vector_k": wanted,
-        "lucene": lucene_query(request.query, scope.user_id),
+        "lucene": lucene_query(_content_words(request.query), scope.user_id),
         "text_k": wanted,
         "memory_types": request.memory_types,
     }

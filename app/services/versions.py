@@ -18,10 +18,10 @@ async def open_change(tx: Tx, user_id: str) -> int:
     return int(rows[0]["seq"])
 
 
-async def create(tx: Tx, seq: int, memories: list[dict[str, Any]]) -> list[tuple[Row, bool]]:
-    """Creates memories (an active duplicate is returned instead); (memory, created) in order."""
+async def create(tx: Tx, seq: int, memories: list[dict[str, Any]]) -> list[Row]:
+    """Creates memories as current nodes of change `seq`; returns them in order."""
     rows = await tx.run("versions/create", seq=seq, memories=memories)
-    return [(row["memory"], bool(row["created"])) for row in rows]
+    return [row["memory"] for row in rows]
 
 
 async def revise(

@@ -1,0 +1,88 @@
+"""HTTP helpers for the memory endpoints: store, batch, list, retrieve and full-text search."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from quart.typing import TestClientProtocol
+
+Headers = dict[str, str]
+
+
+async def store(
+    client: TestClientProtocol, headers: Headers, content: str, **fields: Any
+) -> dict[str, Any]:
+    """Stores one new memory (asserts 201) and returns it."""
+    response = await client.post(
+        "/v1/memories", json={"content": content, **fields}, headers=headers
+    )
+    assert response.status_code == 201, await response.get_data(as_text=True)
+    body: dict[str, Any] = await response.get_json()
+    return body
+
+
+async def store_batch(
+    client: TestClientProtocol, headers: Headers, items: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """Stores memories in one batch call (asserts 201) and returns them in order."""
+    response = await client.post("/v1/memories/batch", json={"memories": items}, headers=headers)
+    assert response.status_code == 201, await response.get_data(as_text=True)
+    memories: list[dict[str, Any]] = (await response.get_json())["memories"]
+    assert len(memories) == len(items)
+    return memories
+
+
+async def list_all(
+    client: TestClientProtocol, headers: Headers, **params: Any
+) -> list[dict[str, Any]]:
+    """Every item of the list endpoint, following cursors."""
+    items: list[dict[str, Any]] = []
+    cursor: str | None = None
+    for _ in range(1000):
+        query = {**params, **({"cursor": cursor} if cursor else {})}
+        response = await client.get("/v1/memories", query_string=query, headers=headers)
+        assert response.status_code == 200, await response.get_data(as_text=True)
+        page = await response.get_json()
+        items.extend(page["items"])
+        cursor = page["next_cursor"]
+        if cursor is None:
+            return items
+    raise AssertionError("the listing never ended")
+
+
+async def listed_ids(client: TestClientProtocol, headers: Headers) -> list[str]:
+    return [item["memory_id"] for item in await list_all(client, headers)]
+
+
+async def ranked(
+    client: TestClientProtocol, headers: Headers, mode: str, query: str, **fields: Any
+) -> list[dict[str, Any]]:
+    """POST /v1/memories/{retrieve|search} without explain; asserts 200 and a plain list."""
+    response = await client.post(
+        f"/v1/memories/{mode}", json={"query": query, **fields}, headers=headers
+    )
+    assert response.status_code == 200, await response.get_data(as_text=True)
+    results: list[dict[str, Any]] = await response.get_json()
+    assert isinstance(results, list)
+    return results
+
+
+async def fulltext(
+    client: TestClientProtocol, headers: Headers, query: str, **fields: Any
+) -> list[dict[str, Any]]:
+    """POST /v1/memories/fulltext-search; asserts 200 and a plain list."""
+    response = await client.post(
+        "/v1/memories/fulltext-search", json={"query": query, **fields}, headers=headers
+    )
+    assert response.status_code == 200, await response.get_data(as_text=True)
+    results: list[dict[str, Any]] = await response.get_json()
+    assert isinstance(results, list)
+    return results
+
+
+def contents(memories: list[dict[str, Any]]) -> list[str]:
+    return [memory["content"] for memory in memories]
+
+
+def ids(memories: list[dict[str, Any]]) -> list[str]:
+    return [memory["memory_id"] for memory in memories]

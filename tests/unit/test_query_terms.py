@@ -1,0 +1,119 @@
+"""Query text to full-text index queries: syntax is escaped, the user id is a quoted phrase."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from app.services.query_text import (
+    MAX_QUERY_TERMS,
+    NO_MATCH_TERM,
+    SYNTAX_CHARACTERS,
+    escape,
+    lucene_query,
+    query_terms,
+)
+
+SYNTAX = ["+", "-", "&&", "||", "!", "(", ")", "{", "}", "[", "]", "^", '"', "~", "*", "?", ":"]
+SYNTAX += ["\\", "/"]
+
+
+def _unescaped_syntax(text: str) -> list[str]:
+    """Syntax characters in `text` that no backslash escapes."""
+    found = []
+    escaped = False
+    for char in text:
+        if escaped:
+            escaped = False
+        elif char == "\\":
+            escaped = True
+        elif char in SYNTAX_CHARACTERS:
+            found.append(char)
+    return found
+
+
+def _content_clause(query: str) -> str:
+    match = re.fullmatch(r'content:\((.*)\) AND user_id:"(?:[^"\\]|\\.)*"', query, re.DOTALL)
+    assert match, query
+    return match.group(1)
+
+
+@pytest.mark.parametrize("syntax", SYNTAX)
+def test_syntax_alone_is_no_term(syntax: str) -> None:
+    assert query_terms(syntax) == []
+    assert query_terms(f" {syntax} {syntax}{syntax} ") == []
+    assert lucene_query(syntax, "u") is None
+
+
+@pytest.mark.parametrize("syntax", SYNTAX)
+def test_syntax_around_words_is_escaped(syntax: str) -> None:
+    query = lucene_query(f"{syntax}cat{syntax} dog {syntax} AND{syntax}fish", "user-1")
+    assert query is not None
+    content = _content_clause(query)
+    assert _unescaped_syntax(content) == []
+    assert f"{escape(syntax)}cat{escape(syntax)}" in content
+    assert "dog" in content.split()
+
+
+def test_everything_at_once_yields_only_escaped_words() -> None:
+    text = 'title:"x" AND (a OR b) NOT c~2 d^3 [e TO f] {g} h* ?i j\\k /re/ +l -m && n || o !p'
+    query = lucene_query(text, "u")
+    assert query is not None
+    content = _content_clause(query)
+    assert _unescaped_syntax(content) == []
+    # Operators lose their meaning: they are lowercase words.
+    assert not {"AND", "OR", "NOT", "TO"} & set(content.split())
+    assert {"and", "or", "not", "to"} <= set(content.split())
+
+
+def test_terms_are_lowercased_deduplicated_and_capped() -> None:
+    assert query_terms("Cat cat CAT dog") == ["cat", "dog"]
+    many = " ".join(f"w{i}" for i in range(200))
+    assert query_terms(many) == [f"w{i}" for i in range(MAX_QUERY_TERMS)]
+
+
+@pytest.mark.parametrize(
+    "text", ["", "   ", "\t\n", "_", "__ __", "🎉", "\u0301", "... ,,,", "&& || !"]
+)
+def test_text_without_letters_or_digits_gives_no_query(text: str) -> None:
+    assert query_terms(text) == []
+    assert lucene_query(text, "u") is None
+
+
+@pytest.mark.parametrize(
+    ("text", "terms"),
+    [
+        ("cafe\u0301 au lait", ["cafe\u0301", "au", "lait"]),  # combining mark stays in
+        ("हिन्दी भाषा", ["हिन्दी", "भाषा"]),
+        ("東京 の天気", ["東京", "の天気"]),
+        ("שלום עולם", ["שלום", "עולם"]),
+        ("tortoise's example.com 3.14", ["tortoise's", "example.com", "3.14"]),
+        ("snake_case", ["snake_case"]),
+    ],
+)
+def test_words_of_any_script_are_kept_whole(text: str, terms: list[str]) -> None:
+    assert query_terms(text) == terms
+
+
+def test_a_term_the_analyzer_may_drop_cannot_match_everything() -> None:
+    # "½" is a digit to Unicode but the analyzer indexes nothing for it; the content clause
+    # keeps a term no memory holds, so it is never empty.
+    query = lucene_query("½", "u")
+    assert query is not None
+    assert NO_MATCH_TERM in _content_clause(query).split()
+
+
+@pytest.mark.parametrize(
+    ("user_id", "phrase"),
+    [
+        ("plain", '"plain"'),
+        ('say "hi"', '"say \\"hi\\""'),
+        ("back\\slash", '"back\\\\slash"'),
+        ('a\\"b', '"a\\\\\\"b"'),
+        ("x) OR user_id:(*", '"x) OR user_id:(*"'),
+    ],
+)
+def test_user_id_is_an_escaped_phrase(user_id: str, phrase: str) -> None:
+    query = lucene_query("word", user_id)
+    assert query == f"content:(word {NO_MATCH_TERM}) AND user_id:{phrase}"
