@@ -18,8 +18,22 @@ from app.services import snapshots, versions
 from app.services.scope import MAIN, Caller
 
 MAX_BRANCHES = 20
-# Bookkeeping that belongs to a node, not to the memory a merge carries over.
-NOT_MERGED = ("branch", "created_seq", "ended_seq", "memory_id", "user_id")
+# Bookkeeping that belongs to a node, not to the memory a merge carries over: node identity and
+# versioning, the time of the node's last change (every change sets it anew, so comparing it
+# would make a replaced memory differ again at once), and the feedback counters, which count
+# signals given on that branch and are not versioned.
+NOT_MERGED = (
+    "branch",
+    "created_seq",
+    "ended_seq",
+    "memory_id",
+    "user_id",
+    "updated_at",
+    "useful",
+    "irrelevant",
+    "outdated",
+    "wrong",
+)
 
 
 async def create(graph: Graph, caller: Caller, name: str, from_snapshot: str | None) -> Branch:
@@ -89,8 +103,11 @@ def _carried(props: Row) -> dict[str, Any]:
 def plan_merge(changes: list[Row]) -> tuple[list[Row], list[Row], list[Row]]:
     """From a branch's changes since its fork (pure): new to main, changed, deactivated.
 
-    New: active branch memories main lacks. Changed: memories on both whose branch version
-    differs. Deactivated: the changed ones that the branch deleted, corrected or purged.
+    New: active branch memories main lacks (neither the memory itself nor an active exact
+    duplicate of it, as storing it on main would not create one either). Changed: memories on
+    both whose branch version differs. Deactivated: the changed ones that the branch deleted,
+    corrected or purged while main still shows them (one main no longer shows has nothing left
+    to remove).
     """
     new: list[Row] = []
     changed: list[Row] = []
@@ -98,10 +115,13 @@ def plan_merge(changes: list[Row]) -> tuple[list[Row], list[Row], list[Row]]:
     for row in changes:
         mine, theirs = row["branch_memory"], row["main_memory"]
         if theirs is None:
-            if mine.get("is_active"):
+            if mine.get("is_active") and not row.get("duplicate_on_main"):
                 new.append(mine)
         elif _carried(mine) != _carried(theirs):
-            (changed if mine.get("is_active") else deactivated).append(mine)
+            if mine.get("is_active"):
+                changed.append(mine)
+            elif theirs.get("is_active"):
+                deactivated.append(mine)
     return new, changed, deactivated
 
 

@@ -1,10 +1,16 @@
 // A branch's current memories changed since its fork, each with main's current node of the
-// same memory (or null): what a merge would apply.
+// same memory (or null) and whether main has an active exact duplicate of it (same
+// fingerprint): what a merge would apply.
 // params: user_id, name, base_seq
-// returns: branch_memory (map), main_memory (map or null), both with embeddings
+// returns: branch_memory (map), main_memory (map or null), both with embeddings,
+//          duplicate_on_main (boolean)
 MATCH (m:Memory {user_id: $user_id, branch: $name})
 WHERE m.created_seq > $base_seq
 OPTIONAL MATCH (target:Memory {memory_id: m.memory_id, branch: 'main'})
 WHERE target.user_id = $user_id
-RETURN properties(m) AS branch_memory, properties(target) AS main_memory
+RETURN properties(m) AS branch_memory, properties(target) AS main_memory,
+       EXISTS {
+         MATCH (same:Memory {user_id: $user_id, fingerprint: m.fingerprint})
+         WHERE same.branch = 'main' AND same.is_active
+       } AS duplicate_on_main
 ORDER BY m.memory_id

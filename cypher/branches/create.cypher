@@ -5,8 +5,9 @@
 MATCH (u:User {id: $user_id})
 WITH u,
      EXISTS { (:Branch {user_id: $user_id, name: $name}) } AS duplicate,
-     COUNT { (:Branch {user_id: $user_id}) } >= $max_branches AS full
-CALL (u, duplicate, full) {
+     // `name IS NOT NULL` lets the (user_id, name) constraint's index find the user's branches.
+     COUNT { (b:Branch {user_id: $user_id}) WHERE b.name IS NOT NULL } >= $max_branches AS full
+OPTIONAL CALL (u, duplicate, full) {
   WITH u WHERE NOT duplicate AND NOT full
   CREATE (b:Branch {user_id: $user_id, name: $name, base_seq: $base_seq,
                     from_snapshot: $from_snapshot, source_branch: $source_branch,

@@ -4,6 +4,7 @@
 OPTIONAL MATCH (u:User {id: $user_id})
 CALL () {
   MATCH (b:Branch {user_id: $user_id})
+  WHERE b.name IS NOT NULL  // read through the (user_id, name) constraint's index
   WITH b ORDER BY b.created_at
   RETURN collect(b {.*, memory_count: COUNT { (m:Memory {user_id: $user_id, branch: b.name})
                                                WHERE m.is_active }}) AS branches

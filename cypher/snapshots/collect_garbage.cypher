@@ -4,8 +4,10 @@
 // returns: deleted (count)
 MATCH (v:MemoryVersion)
 WHERE NOT EXISTS {
-  MATCH (s:Snapshot {user_id: v.user_id, branch: v.branch})
-  WHERE s.seq >= v.created_seq AND s.seq < v.ended_seq
+  MATCH (s:Snapshot {user_id: v.user_id})
+  // `name IS NOT NULL`: the (user_id, name) constraint's index finds the user's snapshots.
+  WHERE s.name IS NOT NULL AND s.branch = v.branch
+    AND s.seq >= v.created_seq AND s.seq < v.ended_seq
 }
 WITH v LIMIT $batch
 DETACH DELETE v

@@ -8,8 +8,10 @@ ON CREATE SET u.active = true, u.created_at = datetime(), u.active_branch = 'mai
 SET u.snapshot_lock = coalesce(u.snapshot_lock, 0) + 1
 WITH u,
      EXISTS { (:Snapshot {user_id: $user_id, name: $name}) } AS duplicate,
-     COUNT { (s:Snapshot {user_id: $user_id}) WHERE s.kind = 'user' } >= $max_user AS full
-CALL (u, duplicate, full) {
+     // (`name IS NOT NULL` lets the (user_id, name) constraint's index find the user's snapshots.)
+     COUNT { (s:Snapshot {user_id: $user_id}) WHERE s.name IS NOT NULL AND s.kind = 'user' }
+       >= $max_user AS full
+OPTIONAL CALL (u, duplicate, full) {
   WITH u WHERE NOT duplicate AND NOT full
   CREATE (s:Snapshot {user_id: $user_id, name: $name, branch: $branch, seq: coalesce(u.seq, 0),
                       kind: 'user', description: $description, created_at: datetime()})

@@ -6,7 +6,9 @@ CREATE (s:Snapshot {user_id: $user_id, name: $name, branch: $branch, seq: $seq,
                     kind: 'safety', description: $reason, created_at: datetime()})
 WITH s
 CALL () {
+  // `name IS NOT NULL`: found through the (user_id, name) constraint's index, not a label scan.
   MATCH (old:Snapshot {user_id: $user_id, kind: 'safety'})
+  WHERE old.name IS NOT NULL
   WITH old ORDER BY old.seq DESC, old.created_at DESC
   SKIP $keep
   DETACH DELETE old

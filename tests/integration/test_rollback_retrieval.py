@@ -1,0 +1,138 @@
+"""After a rollback, retrieve, search and full-text search answer as they did at snapshot time."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from quart.typing import TestClientProtocol
+
+from tests.conftest import User
+
+Headers = dict[str, str]
+
+FACTS = [
+    {"content": "Mia is vegetarian and avoids fish", "memory_type": "profile"},
+    {"content": "Mia's favourite restaurant is a Thai place downtown", "session_id": "dinner"},
+    {"content": "Mia orders green curry with tofu", "session_id": "dinner"},
+    {"content": "Mia runs five kilometres every morning"},
+    {"content": "Mia works as a data engineer at a bank", "memory_type": "profile"},
+    {"content": "To deploy the pipeline run make deploy-prod", "memory_type": "procedural"},
+    {"content": "Mia is allergic to peanuts", "memory_type": "profile"},
+    {"content": "Mia visited Lisbon in spring", "session_id": "travel"},
+]
+QUERIES = [
+    ("retrieve", {"query": "what food does Mia eat", "top_k": 5, "session_id": "dinner"}),
+    ("retrieve", {"query": "Mia allergies", "top_k": 3}),
+    ("search", {"query": "where does Mia like to eat dinner", "top_k": 6}),
+    ("search", {"query": "Mia job", "top_k": 4, "memory_types": ["profile"]}),
+    ("fulltext-search", {"query": "Mia curry"}),
+    ("fulltext-search", {"query": "Mia", "limit": 5}),
+]
+
+
+async def _ok(
+    client: TestClientProtocol, method: str, path: str, headers: Headers, **kwargs: Any
+) -> Any:
+    response = await client.open(path, method=method, headers=headers, **kwargs)
+    assert response.status_code in (200, 201), await response.get_data(as_text=True)
+    return await response.get_json()
+
+
+async def _answers(
+    client: TestClientProtocol, headers: Headers, branch: str | None = None
+) -> list[list[tuple[str, str]]]:
+    answers = []
+    for mode, body in QUERIES:
+        request = {**body, **({"branch": branch} if branch else {})}
+        found = await _ok(client, "POST", f"/v1/memories/{mode}", headers, json=request)
+        answers.append([(item["memory_id"], item["content"]) for item in found])
+    return answers
+
+
+async def _change_everything(
+    client: TestClientProtocol, headers: Headers, stored: list[dict[str, Any]], branch: str | None
+) -> None:
+    """New relevant memories, a correction, a deletion and a purge."""
+    extra = {"branch": branch} if branch else {}
+    query = {"branch": branch} if branch else {}
+    await _ok(
+        client,
+        "POST",
+        "/v1/memories/batch",
+        headers,
+        json={
+            "memories": [
+                {"content": "Mia now eats fish again", "memory_type": "profile"},
+                {"content": "Mia's new favourite dinner spot serves curry", "session_id": "dinner"},
+                {"content": "Mia quit her job at the bank", "memory_type": "profile"},
+            ],
+            **extra,
+        },
+    )
+    await _ok(
+        client,
+        "PUT",
+        f"/v1/memories/{stored[2]['memory_id']}/correct",
+        headers,
+        json={"new_content": "Mia orders red curry with chicken", **extra},
+    )
+    await _ok(
+        client, "DELETE", f"/v1/memories/{stored[6]['memory_id']}", headers, query_string=query
+    )
+    await _ok(
+        client,
+        "POST",
+        "/v1/memories/purge",
+        headers,
+        json={"session_id": "travel", **extra},
+    )
+
+
+async def test_rollback_brings_back_the_same_answers_in_the_same_order(
+    client: TestClientProtocol, user: User
+) -> None:
+    stored = (
+        await _ok(client, "POST", "/v1/memories/batch", user.headers, json={"memories": FACTS})
+    )["memories"]
+    at_snapshot = await _answers(client, user.headers)
+    assert all(at_snapshot), at_snapshot  # every query found something
+    await _ok(client, "POST", "/v1/snapshots", user.headers, json={"name": "before"})
+
+    await _change_everything(client, user.headers, stored, None)
+    changed = await _answers(client, user.headers)
+    differing = [
+        i for i, (then, now) in enumerate(zip(at_snapshot, changed, strict=True)) if then != now
+    ]
+    assert len(differing) >= 4, (at_snapshot, changed)
+
+    await _ok(client, "POST", "/v1/snapshots/before/rollback", user.headers)
+    assert await _answers(client, user.headers) == at_snapshot
+
+    # The rollback is undone through its safety snapshot: the changed answers return.
+    listed = await _ok(client, "GET", "/v1/snapshots", user.headers)
+    undo = next(item["name"] for item in listed if item["name"].startswith("pre_rollback_"))
+    await _ok(client, "POST", f"/v1/snapshots/{undo}/rollback", user.headers)
+    assert await _answers(client, user.headers) == changed
+
+
+async def test_rollback_on_a_branch_restores_its_answers_and_leaves_main_alone(
+    client: TestClientProtocol, user: User
+) -> None:
+    stored = (
+        await _ok(client, "POST", "/v1/memories/batch", user.headers, json={"memories": FACTS})
+    )["memories"]
+    await _ok(client, "POST", "/v1/branches", user.headers, json={"name": "trial"})
+    on_main = await _answers(client, user.headers)
+    at_snapshot = await _answers(client, user.headers, "trial")
+    # The branch's copies answer like main (same memories, same ids).
+    assert at_snapshot == on_main
+    await _ok(
+        client, "POST", "/v1/snapshots", user.headers, json={"name": "trial-0", "branch": "trial"}
+    )
+    await _change_everything(client, user.headers, stored, "trial")
+    assert await _answers(client, user.headers, "trial") != at_snapshot
+    assert await _answers(client, user.headers) == on_main
+
+    await _ok(client, "POST", "/v1/snapshots/trial-0/rollback", user.headers)
+    assert await _answers(client, user.headers, "trial") == at_snapshot
+    assert await _answers(client, user.headers) == on_main
