@@ -1,6 +1,7 @@
 // Rollback, step two: recreates, as current nodes of change $change_seq, the versions that
 // were alive at $seq and have ended since, with their properties exactly as they were; the
-// memory's relationships move from the node step one ended.
+// memory's relationships and feedback counters (not versioned) move from the node step one
+// ended.
 // params: user_id, branch, seq, change_seq
 // returns: restored (count)
 CYPHER 25
@@ -14,6 +15,9 @@ CALL (m) {
   OPTIONAL MATCH (previous:MemoryVersion {memory_id: m.memory_id, branch: m.branch})
   WHERE previous.ended_seq = $change_seq
   WITH previous WHERE previous IS NOT NULL
+  SET m.useful = previous.useful, m.irrelevant = previous.irrelevant,
+      m.outdated = previous.outdated, m.wrong = previous.wrong
+  WITH previous
   CALL (previous, m) {
     MATCH (previous)-[r]->(target)
     CREATE (m)-[moved:$(type(r))]->(target)

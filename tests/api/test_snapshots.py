@@ -362,3 +362,32 @@ async def test_snapshot_of_an_empty_state_rolls_back_to_nothing(
 
 def _without_confidence(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [{k: v for k, v in item.items() if k != "confidence"} for item in items]
+
+
+async def test_rollback_keeps_the_feedback_given_since(
+    client: TestClientProtocol, user: User
+) -> None:
+    stored = await client.post(
+        "/v1/memories", json={"content": "The staging database is db-stage-3"}, headers=user.headers
+    )
+    memory_id = (await stored.get_json())["memory_id"]
+    taken = await client.post(
+        "/v1/snapshots", json={"name": "before-feedback"}, headers=user.headers
+    )
+    assert taken.status_code == 201
+    for _ in range(2):
+        given = await client.post(
+            f"/v1/memories/{memory_id}/feedback", json={"signal": "useful"}, headers=user.headers
+        )
+        assert given.status_code == 201
+    deleted = await client.delete(f"/v1/memories/{memory_id}", headers=user.headers)
+    assert deleted.status_code == 200
+
+    rolled = await client.post("/v1/snapshots/before-feedback/rollback", headers=user.headers)
+    assert rolled.status_code == 200
+
+    listed = await (await client.get("/v1/memories", headers=user.headers)).get_json()
+    [restored] = [item for item in listed["items"] if item["memory_id"] == memory_id]
+    assert restored["feedback"]["useful"] == 2
+    stats = await (await client.get("/v1/feedback/stats", headers=user.headers)).get_json()
+    assert stats["useful"] == 2
