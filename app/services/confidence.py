@@ -26,8 +26,10 @@ def initial_confidence(tier: str, given: float | None = None) -> float:
     return TIERS[tier].initial_confidence if given is None else given
 
 
-def age_days(since: datetime, now: datetime) -> float:
-    return max(0.0, (now - since).total_seconds() / SECONDS_PER_DAY)
+def age_days(since: datetime | str, now: datetime) -> float:
+    """Days from `since` (a datetime or an ISO 8601 string, as hot read paths return) to now."""
+    start = datetime.fromisoformat(since) if isinstance(since, str) else since
+    return max(0.0, (now - start).total_seconds() / SECONDS_PER_DAY)
 
 
 def decayed(initial: float, tier: str, days_old: float) -> float:

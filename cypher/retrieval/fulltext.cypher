@@ -3,7 +3,8 @@
 // params: lucene, fetch, user_id, branch, subject_id, memory_types, session_id, trust_tier,
 //         metadata (map), limit
 // returns: raw_hits (hits the index gave), lowest (their lowest score),
-//          page (list of {memory, score}, score descending then memory_id ascending)
+//          page (list of {memory, score}, score descending then memory_id ascending;
+//          timestamps as ISO strings, cheaper to decode)
 CALL db.index.fulltext.queryNodes('memory_content', $lucene, {limit: $fetch})
   YIELD node, score
 WITH collect({m: node, score: score}) AS hits
@@ -19,6 +20,10 @@ CALL (kept) {
   WITH hit.m AS m, hit.score AS score
   ORDER BY score DESC, m.memory_id ASC
   LIMIT $limit
-  RETURN collect({memory: m {.*, embedding: null}, score: score}) AS page
+  RETURN collect({
+    memory: m {.*, embedding: null, created_at: toString(m.created_at),
+               updated_at: toString(m.updated_at), observed_at: toString(m.observed_at)},
+    score: score
+  }) AS page
 }
 RETURN raw_hits, lowest, page
