@@ -4,15 +4,16 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable, Mapping
+from datetime import UTC
 from pathlib import Path
 from typing import Any, TypeVar
 
-from neo4j.time import Date, DateTime, Duration
-
 import neo4j
-from app.errors import Unavailable
 from neo4j import AsyncGraphDatabase, AsyncManagedTransaction
 from neo4j import exceptions as neo4j_errors
+from neo4j.time import Date, DateTime, Duration
+
+from app.errors import Unavailable
 
 log = logging.getLogger(__name__)
 
@@ -37,7 +38,11 @@ def load_queries(directory: Path = CYPHER_DIR) -> dict[str, str]:
 
 def to_plain(value: Any) -> Any:
     """Neo4j values as plain Python: temporal types become datetime/date, nodes dicts."""
-    if isinstance(value, DateTime | Date):
+    if isinstance(value, DateTime):
+        # Always a fixed UTC offset: a named zone written back would print as "...Z[UTC]".
+        native = value.to_native()
+        return native.astimezone(UTC) if native.tzinfo is not None else native
+    if isinstance(value, Date):
         return value.to_native()
     if isinstance(value, Duration):
         return value.seconds

@@ -10,9 +10,10 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
+from neo4j import exceptions as neo4j_errors
+
 from app.graph import Graph
 from app.services import leases
-from neo4j import exceptions as neo4j_errors
 
 log = logging.getLogger(__name__)
 

@@ -26,10 +26,16 @@ def initial_confidence(tier: str, given: float | None = None) -> float:
     return TIERS[tier].initial_confidence if given is None else given
 
 
+def timestamp(value: datetime | str) -> datetime:
+    """A stored time as a datetime: hot read paths return Cypher's ISO 8601 strings, which may
+    carry a zone name after the offset ("...Z[UTC]")."""
+    if isinstance(value, datetime):
+        return value
+    return datetime.fromisoformat(value.split("[", 1)[0])
+
+
 def age_days(since: datetime | str, now: datetime) -> float:
-    """Days from `since` (a datetime or an ISO 8601 string, as hot read paths return) to now."""
-    start = datetime.fromisoformat(since) if isinstance(since, str) else since
-    return max(0.0, (now - start).total_seconds() / SECONDS_PER_DAY)
+    return max(0.0, (now - timestamp(since)).total_seconds() / SECONDS_PER_DAY)
 
 
 def decayed(initial: float, tier: str, days_old: float) -> float:

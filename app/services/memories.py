@@ -128,9 +128,9 @@ def to_memory(props: Row, retrieval_score: float | None = None) -> Memory:
         ),
         is_active=props["is_active"],
         superseded_by=props.get("superseded_by"),
-        observed_at=props["observed_at"],
-        created_at=props["created_at"],
-        updated_at=props["updated_at"],
+        observed_at=confidence.timestamp(props["observed_at"]),
+        created_at=confidence.timestamp(props["created_at"]),
+        updated_at=confidence.timestamp(props["updated_at"]),
         branch=props["branch"],
         extra_metadata={
             key.removeprefix(META_PREFIX): value

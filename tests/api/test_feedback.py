@@ -6,9 +6,9 @@ import asyncio
 import uuid
 from typing import Any
 
+from neo4j import AsyncDriver
 from quart.typing import TestClientProtocol
 
-from neo4j import AsyncDriver
 from tests.conftest import MASTER, User
 from tests.support.http import error_detail
 from tests.support.memories import list_all, store

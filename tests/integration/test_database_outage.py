@@ -15,13 +15,13 @@ from urllib.parse import urlparse
 
 import pytest
 import pytest_asyncio
+from neo4j import AsyncDriver, AsyncGraphDatabase
 from quart import Quart
 from quart.testing.app import TestApp
 from quart.typing import TestClientProtocol
 
 from app import create_app
 from app.embedder import SentenceTransformerEmbedder
-from neo4j import AsyncDriver, AsyncGraphDatabase
 from tests.conftest import MASTER, NEO4J_URI, make_settings
 from tests.support.http import bearer, error_detail, issue_key
 from tests.support.tcp_forwarder import TcpForwarder

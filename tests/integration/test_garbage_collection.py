@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from neo4j import AsyncDriver
 from quart.typing import TestClientProtocol
 
 from app.graph import Graph
 from app.services.snapshots import collect_garbage
-from neo4j import AsyncDriver
 from tests.conftest import User, create_user
 from tests.support.neo4j_direct import neo4j_driver, query
 

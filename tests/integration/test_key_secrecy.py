@@ -8,9 +8,9 @@ import uuid
 from typing import Any
 
 import pytest
+from neo4j import AsyncDriver
 from quart.typing import TestClientProtocol
 
-from neo4j import AsyncDriver
 from tests.support.http import bearer, issue_key
 from tests.support.neo4j_direct import neo4j_driver, query
 

@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 import pytest_asyncio
+from neo4j import AsyncDriver
 
 from app.graph import Graph
 from app.migrations import MIGRATIONS_DIR, Migration, MigrationError, apply, discover
-from neo4j import AsyncDriver
 from tests.conftest import NEO4J_URI
 from tests.support.neo4j_direct import neo4j_driver, query
 

@@ -12,13 +12,13 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from neo4j import AsyncDriver
 from neo4j.time import DateTime
 from quart.typing import TestClientProtocol
 
 from app.graph import Graph
-from app.scheduler import ScheduledJob, Scheduler, cron_trigger, job_table
+from app.scheduler import ScheduledJob, Scheduler, collect_garbage, cron_trigger, job_table
 from app.services import feedback
-from neo4j import AsyncDriver
 from tests.conftest import User, make_settings
 from tests.support.memories import store
 from tests.support.neo4j_direct import neo4j_driver, query
@@ -79,10 +79,11 @@ async def _away_from_a_minute_boundary() -> None:
         await asyncio.sleep(3)
 
 
-def test_the_job_table_has_the_autotune_job() -> None:
-    table = job_table(make_settings(autotune_cron="*/5 * * * * *"))
-    assert [job.name for job in table] == ["autotune"]
+def test_the_job_table_has_the_autotune_and_garbage_collection_jobs() -> None:
+    table = job_table(make_settings(autotune_cron="*/5 * * * * *", gc_cron="30 3 * * *"))
+    assert [job.name for job in table] == ["autotune", "collect_garbage"]
     assert table[0].run is feedback.autotune_all
+    assert table[1].run is collect_garbage
 
 
 async def test_two_claimants_of_one_run_execute_it_once(

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from neo4j import AsyncDriver
 from quart.typing import TestClientProtocol
 
-from neo4j import AsyncDriver
 from tests.conftest import User
 from tests.support.memories import store, store_batch
 from tests.support.neo4j_direct import neo4j_driver, query

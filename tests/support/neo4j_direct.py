@@ -6,8 +6,8 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest_asyncio
-
 from neo4j import AsyncDriver, AsyncGraphDatabase
+
 from tests.conftest import NEO4J_URI
 
 
