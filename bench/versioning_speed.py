@@ -37,9 +37,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import neo4j
 from quart.testing.app import TestApp
 
-import neo4j
 from app import create_app
 from app.config import Settings
 from app.embedder import SentenceTransformerEmbedder

@@ -1,0 +1,323 @@
+"""Retrieval quality: recall@5 and MRR@10 of vector-only, full-text-only and hybrid retrieval.
+
+Stores the labelled set (bench/data/quality_set.py: four users' worlds, 1,018 memories,
+160 queries) through the real service (create_app with the real embedder, POST
+/v1/memories/batch as the master key with X-User-Id), then asks every query three ways:
+
+- vector only: the memory_embedding vector index through raw Cypher, top 10 for the user;
+- full-text only: db.index.fulltext.queryNodes('memory_content') with the lucene string the
+  service builds (app.services.retrieval.lucene_query), limit 50, filtered by user, top 10;
+- hybrid: the service's POST /v1/memories/search with top_k 10 and min_score 0.
+
+Target: hybrid beats both on both metrics. Figures are reported, not asserted.
+
+It also replays the service's fusion offline (the relevance mix of app.services.ranking on
+the first stage's own candidate lists) with other weights, stop words dropped from the
+full-text half's query, the text share scaled by the share of the query's content words a
+memory contains, and reciprocal rank fusion, so that a suggested change comes with numbers.
+The 'same' column says how many queries each replay answers exactly as the service did: the
+replay that matches the service's current code should be at or near all of them.
+
+    .venv/bin/python bench/retrieval_quality.py            # own throwaway Neo4j
+    NEO4J_URI=bolt://127.0.0.1:7687 .venv/bin/python bench/retrieval_quality.py
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import time
+import uuid
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import common
+from data.quality_set import STOPWORDS, STYLES, QualitySet, build
+
+from app.embedder import SentenceTransformerEmbedder
+from app.services import retrieval
+
+METHODS = ("vector", "fulltext", "hybrid")
+BATCH = 100
+TOP_K = 10
+FULLTEXT_FETCH = 50
+# What the service fetches per half for top_k 10 (retrieval.MIN_CANDIDATES, CANDIDATE_FACTOR).
+CANDIDATES = max(retrieval.MIN_CANDIDATES, TOP_K * retrieval.CANDIDATE_FACTOR)
+# Lucene's default English stop set (what an 'english' full-text analyzer would drop).
+LUCENE_STOP_TEXT = """a an and are as at be but by for if in into is it no not of on or such
+that the their then there these they this to was will with"""
+LUCENE_STOP = frozenset(LUCENE_STOP_TEXT.split())
+# A broader list of function words (question words, pronouns, auxiliaries).
+BROAD_STOP = LUCENE_STOP | STOPWORDS
+
+
+@dataclass(frozen=True)
+class Variant:
+    name: str
+    vector_weight: float | None  # None: reciprocal rank fusion instead of the score mix
+    lexical: str = "all"  # the full-text half's words: see lexical_text()
+    coverage: bool = False  # text share x the share of query content words the memory has
+
+
+def lexical_text(text: str, how: str) -> str:
+    """The words the full-text half searches for: all of them, the query minus a stop list
+    (a chunk goes when all its words are stop words), or the service's own choice."""
+    if how == "all":
+        return text
+    if how == "service":
+        return str(retrieval._content_words(text))  # type: ignore[attr-defined]
+    stop = LUCENE_STOP if how == "lucene_stop" else BROAD_STOP
+    return " ".join(
+        chunk
+        for chunk in text.split()
+        if not all(word in stop for word in re.findall(r"\w+", chunk.lower()))
+    )
+
+
+def variants() -> list[Variant]:
+    found = [Variant("0.7 vec + 0.3 text, all query words", 0.7)]
+    if hasattr(retrieval, "_content_words"):
+        found.append(Variant("0.7/0.3, the service's _content_words", 0.7, "service"))
+    found += [
+        Variant("0.7/0.3, minus Lucene stop words", 0.7, "lucene_stop"),
+        Variant("0.7/0.3, minus broad stop list", 0.7, "broad_stop"),
+        Variant("0.8/0.2, all query words", 0.8),
+        Variant("0.8/0.2, minus broad stop list", 0.8, "broad_stop"),
+        Variant("0.9/0.1, all query words", 0.9),
+        Variant("0.7/0.3, minus broad, x word coverage", 0.7, "broad_stop", coverage=True),
+        Variant("0.8/0.2, minus broad, x word coverage", 0.8, "broad_stop", coverage=True),
+        Variant("RRF k=60, all query words", None),
+        Variant("RRF k=60, minus broad stop list", None, "broad_stop"),
+    ]
+    return found
+
+
+VARIANTS = variants()
+RRF_K = 60
+
+
+def recall_at(ranked: Sequence[str], relevant: set[str], k: int) -> float:
+    return len(relevant.intersection(ranked[:k])) / min(len(relevant), k)
+
+
+def reciprocal_rank(ranked: Sequence[str], relevant: set[str], k: int) -> float:
+    for position, memory_id in enumerate(ranked[:k], start=1):
+        if memory_id in relevant:
+            return 1.0 / position
+    return 0.0
+
+
+def coverage(query: str, content: str) -> float:
+    """The share of the query's content words (broad stop list removed) in the memory."""
+    wanted = [w for w in re.findall(r"\w+", query.lower()) if w not in BROAD_STOP]
+    if not wanted:
+        return 0.0
+    have = set(re.findall(r"\w+", content.lower()))
+    return sum(word in have for word in wanted) / len(wanted)
+
+
+def fuse(
+    vector: list[tuple[str, float]],
+    text: list[tuple[str, float]],
+    variant: Variant,
+    query: str,
+    contents: dict[str, str],
+) -> list[str]:
+    """The second stage replayed offline on first-stage lists.
+
+    Mirrors app.services.ranking.relevance (the other factors are equal here: every memory is
+    fresh, T1, without feedback, and /search has no session boost); ties by memory_id.
+    """
+    if variant.vector_weight is None:
+        fused: dict[str, float] = defaultdict(float)
+        for hits in (vector, text):
+            for position, (memory_id, _) in enumerate(hits, start=1):
+                fused[memory_id] += 1.0 / (RRF_K + position)
+        return sorted(fused, key=lambda memory_id: (-fused[memory_id], memory_id))[:TOP_K]
+    vector_scores, text_scores = dict(vector), dict(text)
+    best_text = max(text_scores.values(), default=0.0)
+    scores = {}
+    for memory_id in dict.fromkeys([*vector_scores, *text_scores]):
+        cosine = 2 * vector_scores[memory_id] - 1 if memory_id in vector_scores else 0.0
+        text_part = text_scores.get(memory_id, 0.0) / best_text if best_text > 0 else 0.0
+        if variant.coverage and text_part:
+            text_part *= coverage(query, contents[memory_id])
+        weight = variant.vector_weight
+        scores[memory_id] = weight * max(0.0, cosine) + (1 - weight) * text_part
+    return sorted(scores, key=lambda memory_id: (-scores[memory_id], memory_id))[:TOP_K]
+
+
+async def store(client: Any, dataset: QualitySet, users: dict[str, str]) -> dict[str, str]:
+    """Stores every memory through POST /v1/memories/batch; set key -> service memory_id."""
+    ids: dict[str, str] = {}
+    for world, user_id in users.items():
+        memories = [m for m in dataset.memories if m.world == world]
+        for start in range(0, len(memories), BATCH):
+            chunk = memories[start : start + BATCH]
+            body = {
+                "memories": [{"content": m.content, "memory_type": m.memory_type} for m in chunk]
+            }
+            response = await client.post(
+                "/v1/memories/batch", json=body, headers=common.master_headers(user_id)
+            )
+            assert response.status_code == 201, await response.get_data(as_text=True)
+            stored = (await response.get_json())["memories"]
+            ids.update({m.key: row["memory_id"] for m, row in zip(chunk, stored, strict=True)})
+    return ids
+
+
+Scores = dict[str, dict[str, list[tuple[float, float]]]]
+
+
+def score(scores: Scores, name: str, style: str, ranked: list[str], relevant: set[str]) -> float:
+    pair = (recall_at(ranked, relevant, 5), reciprocal_rank(ranked, relevant, 10))
+    scores[name][style].append(pair)
+    scores[name]["all"].append(pair)
+    return pair[1]
+
+
+async def run(uri: str, embedder: SentenceTransformerEmbedder, dataset: QualitySet) -> None:
+    run_id = uuid.uuid4().hex[:8]
+    users = {world: f"bench-quality-{world}-{run_id}" for world in dataset.worlds}
+    db = common.driver(uri)
+    scores: Scores = defaultdict(lambda: defaultdict(list))
+    wins: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    same_as_service: dict[str, int] = defaultdict(int)
+    async with common.in_process_client(uri, embedder) as client:
+        started = time.perf_counter()
+        ids = await store(client, dataset, users)
+        contents = {ids[m.key]: m.content for m in dataset.memories}
+        common.log(f"stored {len(ids)} memories in {time.perf_counter() - started:.1f}s")
+        common.log(f"vector index options: {common.vector_index_options(db)}")
+        for query in dataset.queries:
+            user_id = users[query.world]
+            relevant = {ids[key] for key in query.relevant}
+            [vector] = embedder.encode_now([query.text])
+            lucene = retrieval.lucene_query(query.text, user_id)
+            ranked = {
+                "vector": [i for i, _ in common.raw_vector(db, user_id, vector, TOP_K)],
+                "fulltext": [
+                    i for i, _ in common.raw_fulltext(db, user_id, lucene, FULLTEXT_FETCH)
+                ][:TOP_K],
+            }
+            response = await client.post(
+                "/v1/memories/search",
+                json={"query": query.text, "top_k": TOP_K, "min_score": 0},
+                headers=common.master_headers(user_id),
+            )
+            assert response.status_code == 200, await response.get_data(as_text=True)
+            ranked["hybrid"] = [row["memory_id"] for row in await response.get_json()]
+            rr = {m: score(scores, m, query.style, ranked[m], relevant) for m in METHODS}
+            best = max(rr.values())
+            for method in METHODS:
+                wins[query.style][method] += best > 0 and rr[method] == best
+            wins[query.style]["nobody"] += best == 0
+            # The fusion replayed on the first stage's own lists, with variant settings.
+            vector_hits = common.raw_vector(db, user_id, vector, CANDIDATES)
+            text_hits: dict[str, list[tuple[str, float]]] = {}
+            for variant in VARIANTS:
+                if variant.lexical not in text_hits:
+                    words = lexical_text(query.text, variant.lexical)
+                    text_hits[variant.lexical] = common.raw_fulltext(
+                        db, user_id, retrieval.lucene_query(words, user_id), CANDIDATES
+                    )
+                hits = text_hits[variant.lexical]
+                fused = fuse(vector_hits, hits, variant, query.text, contents)
+                score(scores, variant.name, query.style, fused, relevant)
+                same_as_service[variant.name] += fused == ranked["hybrid"]
+    db.close()
+    report(dataset, scores, wins, same_as_service)
+
+
+def mean(pairs: list[tuple[float, float]], index: int) -> float:
+    return sum(pair[index] for pair in pairs) / len(pairs) if pairs else float("nan")
+
+
+def report(
+    dataset: QualitySet,
+    scores: Scores,
+    wins: dict[str, dict[str, int]],
+    same_as_service: dict[str, int],
+) -> None:
+    print(
+        f"\nRetrieval quality: {len(dataset.memories)} memories in {len(dataset.worlds)} users' "
+        f"worlds, {len(dataset.queries)} queries"
+    )
+    print(common.code_state())
+    overall = {m: (mean(scores[m]["all"], 0), mean(scores[m]["all"], 1)) for m in METHODS}
+    print(
+        common.table(
+            "Overall",
+            ["method", "recall@5", "MRR@10"],
+            [[method, *overall[method]] for method in METHODS],
+        )
+    )
+    styles = [style for style in STYLES if scores["hybrid"][style]]
+    rows = []
+    for style in styles:
+        row: list[object] = [style, len(scores["hybrid"][style])]
+        for method in METHODS:
+            row += [mean(scores[method][style], 0), mean(scores[method][style], 1)]
+        rows.append(row)
+    print(
+        common.table(
+            "By query style (recall@5 / MRR@10)",
+            ["style", "n", "vec R@5", "vec MRR", "ft R@5", "ft MRR", "hyb R@5", "hyb MRR"],
+            rows,
+        )
+    )
+    print(
+        common.table(
+            "Best MRR@10 per query (a tie counts for each; 'nobody': no method found one)",
+            ["style", "vector", "fulltext", "hybrid", "nobody"],
+            [[style, *(wins[style][m] for m in (*METHODS, "nobody"))] for style in styles],
+        )
+    )
+    targets = []
+    for metric, index in (("recall@5", 0), ("MRR@10", 1)):
+        for other in ("vector", "fulltext"):
+            ratio = overall["hybrid"][index] / overall[other][index]
+            targets.append(
+                [f"hybrid / {other} {metric}", ratio, "> 1", common.verdict(ratio, 1.0 + 1e-9)]
+            )
+    print(
+        common.table(
+            "Target: hybrid beats both on both metrics",
+            ["ratio", "value", "target", "status"],
+            targets,
+        )
+    )
+    rows = []
+    for variant in VARIANTS:
+        name = variant.name
+        row = [name, mean(scores[name]["all"], 0), mean(scores[name]["all"], 1)]
+        row += [mean(scores[name][style], 0) for style in styles]
+        rows.append([*row, same_as_service[name]])
+    print(
+        common.table(
+            f"Fusion replayed offline on the first stage's own lists ({CANDIDATES} vector + "
+            f"{CANDIDATES} text candidates); 'same' = queries whose top 10 equals the service's",
+            [
+                "variant",
+                "R@5",
+                "MRR@10",
+                *(f"{style[:5]} R@5" for style in styles),
+                f"same/{len(dataset.queries)}",
+            ],
+            rows,
+        )
+    )
+
+
+def main() -> None:
+    dataset = build()
+    common.log("loading the embedding model")
+    embedder = SentenceTransformerEmbedder()
+    with common.neo4j_database(heap="2g", pagecache="1g") as database:
+        asyncio.run(run(database.uri, embedder, dataset))
+
+
+if __name__ == "__main__":
+    main()

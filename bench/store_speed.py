@@ -1,0 +1,444 @@
+"""Store throughput: POST /v1/memories and POST /v1/memories/batch against raw encode speed.
+
+Runs the service as its own process (hypercorn "app:create_app()", as scripts/serve.sh does)
+against a throwaway Neo4j and measures, in memories per second:
+
+- store: POST /v1/memories one at a time (1 client), and with STORE_CLIENTS concurrent clients;
+- batch store: POST /v1/memories/batch with 100 memories a call, with 1 and 2 clients;
+- raw encode: SentenceTransformerEmbedder.encode_now on batches of 100 of the same texts, one
+  calling thread in this process (torch's default intra-op threads, as in the service, which
+  loads its own copy of the model and is idle meanwhile).
+
+Target: batch store >= 0.8 x raw encode. The reference raw encode is measured interleaved with
+the 1-client batch calls (encode 100 texts here, then POST the same 100), so that both see the
+same background load on a shared machine; runs before and after are shown too. Then a profile
+of one batch call splits the time into encode, the service's store_batch without encoding (and
+within it the versions/create transaction with and without the embedding, and the driver's
+packing of the embeddings) and the rest (HTTP, validation, JSON).
+Every concurrent client is its own user (one user's writes are serialised by design).
+
+    .venv/bin/python bench/store_speed.py
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+import uuid
+from collections import defaultdict
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from types import SimpleNamespace
+from typing import Any
+
+import common
+import httpx
+import torch
+from data.corpus import memory_texts
+
+from app.api.encoding import to_json
+from app.embedder import SentenceTransformerEmbedder
+from app.graph import Graph, Tx
+from app.models.memories import NewMemory, StoreBatch
+from app.services import memories, versions
+from app.services.memories import memory_props
+
+BATCH = 100
+SINGLE_N = 150
+STORE_CLIENTS = 4
+CONCURRENT_N = 300
+BATCH_CALLS_1 = 15
+BATCH_CALLS_2 = 8  # per client
+RAW_BATCHES = 10
+PROFILE_BATCHES = 5
+TARGET = 0.8
+
+
+class Texts:
+    def __init__(self, texts: list[str]) -> None:
+        self._texts = texts
+        self._next = 0
+
+    def take(self, n: int) -> list[str]:
+        chunk = self._texts[self._next : self._next + n]
+        assert len(chunk) == n, "not enough texts"
+        self._next += n
+        return chunk
+
+
+async def clients(n: int, work: Callable[[int], Awaitable[list[float]]]) -> tuple[float, list]:
+    started = time.perf_counter()
+    latencies = await asyncio.gather(*(work(i) for i in range(n)))
+    return time.perf_counter() - started, [x for client in latencies for x in client]
+
+
+async def store_run(
+    http: httpx.AsyncClient, texts: Texts, n_clients: int, per_client: int, run_id: str
+) -> tuple[float, list[float]]:
+    chunks = [texts.take(per_client) for _ in range(n_clients)]
+
+    async def work(i: int) -> list[float]:
+        headers = common.master_headers(f"bench-store-{run_id}-c{n_clients}-{i}")
+        latencies = []
+        for text in chunks[i]:
+            started = time.perf_counter()
+            response = await http.post("/v1/memories", json={"content": text}, headers=headers)
+            latencies.append(time.perf_counter() - started)
+            assert response.status_code == 201, response.text
+        return latencies
+
+    return await clients(n_clients, work)
+
+
+async def batch_run(
+    http: httpx.AsyncClient, texts: Texts, n_clients: int, calls: int, run_id: str
+) -> tuple[float, list[float]]:
+    chunks = [[texts.take(BATCH) for _ in range(calls)] for _ in range(n_clients)]
+
+    async def work(i: int) -> list[float]:
+        headers = common.master_headers(f"bench-batch-{run_id}-c{n_clients}-{i}")
+        latencies = []
+        for chunk in chunks[i]:
+            body = {"memories": [{"content": text} for text in chunk]}
+            started = time.perf_counter()
+            response = await http.post("/v1/memories/batch", json=body, headers=headers)
+            latencies.append(time.perf_counter() - started)
+            assert response.status_code == 201, response.text
+        return latencies
+
+    return await clients(n_clients, work)
+
+
+def raw_encode(embedder: SentenceTransformerEmbedder, texts: list[str]) -> tuple[float, list]:
+    """Texts per second of encode_now on batches of 100, and each batch's seconds."""
+    times = []
+    for start in range(0, len(texts), BATCH):
+        began = time.perf_counter()
+        embedder.encode_now(texts[start : start + BATCH])
+        times.append(time.perf_counter() - began)
+    return len(texts) / sum(times), times
+
+
+@dataclass(frozen=True)
+class BenchCaller:
+    """What the service's memory functions read of a caller (duck-typed, import-stable)."""
+
+    user_id: str
+    active_branch: str = "main"
+
+
+class InstantEmbedder:
+    """Hands back vectors computed beforehand, so store_batch's own time excludes encoding."""
+
+    def __init__(self, dimensions: int) -> None:
+        self.dimensions = dimensions
+        self.vectors: list[list[float]] = []
+
+    async def encode(self, texts: list[str]) -> list[list[float]]:
+        assert len(texts) == len(self.vectors)
+        return self.vectors
+
+    async def encode_query(self, text: str) -> list[float]:
+        raise NotImplementedError
+
+
+def pack_seconds(vectors: list[list[float]]) -> list[float]:
+    """Seconds the Bolt driver spends packing 100 embeddings client-side (its own Packer; the
+    pure-Python one unless neo4j-rust-ext is installed). Empty if the driver's internals moved.
+    """
+    try:
+        from neo4j._codec.packstream.v1 import Packer
+    except ImportError:
+        return []
+
+    class Sink:
+        def write(self, data: bytes) -> None:
+            pass
+
+    times = []
+    for _ in range(PROFILE_BATCHES):
+        packer = Packer(Sink())
+        began = time.perf_counter()
+        packer._pack(vectors)
+        times.append(time.perf_counter() - began)
+    return times
+
+
+async def neo4j_write(
+    uri: str, embedder: SentenceTransformerEmbedder, texts: Texts, run_id: str
+) -> dict[str, list[float]]:
+    """Seconds of the service's code for a batch of 100, minus encoding and HTTP.
+
+    `store_batch`: app.services.memories.store_batch with precomputed vectors (scope, props,
+    the write transaction, the response models). `create`/`create_no_embedding`: only the
+    transaction of open_change + versions/create, with and without the embedding property
+    (the difference is what the vector index costs on commit).
+    """
+    graph = Graph.connect(uri, "", "", "neo4j")
+    instant = InstantEmbedder(embedder.dimensions)
+    timings: dict[str, list[float]] = defaultdict(list)
+    try:
+        # Vectors need not belong to their texts for timing: encode one batch, reuse it.
+        vectors = embedder.encode_now(texts.take(BATCH))
+        instant.vectors = vectors
+        for n in range(PROFILE_BATCHES):
+            chunk = texts.take(BATCH)
+            caller = BenchCaller(f"bench-profile-{run_id}-batch-{n}")
+            items = [NewMemory(content=text) for text in chunk]
+            began = time.perf_counter()
+            stored = await memories.store_batch(graph, instant, caller, items, None)  # type: ignore[arg-type]
+            timings["store_batch"].append(time.perf_counter() - began)
+            body = {"memories": [{"content": text} for text in chunk]}
+            began = time.perf_counter()
+            StoreBatch.model_validate(json.loads(json.dumps(body)))
+            timings["request"].append(time.perf_counter() - began)
+            began = time.perf_counter()
+            json.dumps({"memories": to_json(stored)})
+            timings["response"].append(time.perf_counter() - began)
+        timings["pack"] = pack_seconds(vectors)
+        for variant in ("create", "create_no_embedding"):
+            for n in range(PROFILE_BATCHES):
+                chunk = texts.take(BATCH)
+                user_id = f"bench-profile-{run_id}-{variant}-{n}"
+                scope = SimpleNamespace(user_id=user_id, branch="main")
+                props = [
+                    memory_props(scope, NewMemory(content=text), vector)  # type: ignore[arg-type]
+                    for text, vector in zip(chunk, vectors, strict=True)
+                ]
+                if variant == "create_no_embedding":
+                    for row in props:
+                        del row["embedding"]
+
+                async def work(
+                    tx: Tx, props: list[dict[str, Any]] = props, user_id: str = user_id
+                ) -> None:
+                    seq = await versions.open_change(tx, user_id)
+                    await versions.create(tx, seq, props)
+
+                began = time.perf_counter()
+                await graph.transaction(work)
+                timings[variant].append(time.perf_counter() - began)
+    finally:
+        await graph.close()
+    return timings
+
+
+async def measure(uri: str, embedder: SentenceTransformerEmbedder, service: common.Service) -> None:
+    run_id = uuid.uuid4().hex[:8]
+    needed = (
+        20
+        + SINGLE_N
+        + CONCURRENT_N
+        + BATCH * (2 + BATCH_CALLS_1 + 2 * BATCH_CALLS_2 + 3 * PROFILE_BATCHES)
+    )
+    texts = Texts(memory_texts(needed, seed=7))
+    encode_texts = texts._texts[-RAW_BATCHES * BATCH :]  # same distribution; not stored
+
+    common.wait_for_quiet()
+    loads = [common.load_line("at the start")]
+    common.log("raw encode (before the service runs)")
+    raw_before, raw_times = raw_encode(embedder, encode_texts)
+    rows: list[list[Any]] = []
+    async with httpx.AsyncClient(base_url=service.base_url, timeout=120) as http:
+        common.log("warm-up")
+        await store_run(http, texts, 1, 20, run_id + "w")
+        await batch_run(http, texts, 1, 1, run_id + "w")
+        common.log(f"store: {SINGLE_N} x POST /v1/memories, 1 client")
+        elapsed, lat = await store_run(http, texts, 1, SINGLE_N, run_id)
+        rows.append(["store, 1 client", SINGLE_N, elapsed, SINGLE_N / elapsed, lat])
+        per = CONCURRENT_N // STORE_CLIENTS
+        common.log(f"store: {CONCURRENT_N} x POST /v1/memories, {STORE_CLIENTS} clients")
+        elapsed, lat = await store_run(http, texts, STORE_CLIENTS, per, run_id)
+        n = per * STORE_CLIENTS
+        rows.append([f"store, {STORE_CLIENTS} clients", n, elapsed, n / elapsed, lat])
+        common.log(
+            f"batch, 1 client, interleaved: {BATCH_CALLS_1} x (encode_now of 100 texts here, "
+            "then POST /v1/memories/batch of the same 100)"
+        )
+        lat, paired = [], []
+        headers = common.master_headers(f"bench-batch-{run_id}-interleaved")
+        for _ in range(BATCH_CALLS_1):
+            chunk = texts.take(BATCH)
+            began = time.perf_counter()
+            embedder.encode_now(chunk)
+            paired.append(time.perf_counter() - began)
+            body = {"memories": [{"content": text} for text in chunk]}
+            began = time.perf_counter()
+            response = await http.post("/v1/memories/batch", json=body, headers=headers)
+            lat.append(time.perf_counter() - began)
+            assert response.status_code == 201, response.text
+        n = BATCH * BATCH_CALLS_1
+        rows.append(["batch of 100, 1 client", n, sum(lat), n / sum(lat), lat])
+        batch_1 = n / sum(lat)
+        batch_latencies = lat
+        raw_paired = n / sum(paired)
+        common.log(f"batch: 2 x {BATCH_CALLS_2} x POST /v1/memories/batch, 2 clients")
+        elapsed, lat = await batch_run(http, texts, 2, BATCH_CALLS_2, run_id)
+        n = BATCH * BATCH_CALLS_2 * 2
+        rows.append(["batch of 100, 2 clients", n, elapsed, n / elapsed, lat])
+        batch_2 = n / elapsed
+        sample = {"memories": [{"content": text} for text in texts._texts[:BATCH]]}
+        request_bytes = len(httpx.Request("POST", "/", json=sample).content)
+        probe = await http.post(
+            "/v1/memories/batch", json=sample, headers=common.master_headers(f"probe-{run_id}")
+        )
+        response_bytes = len(probe.content)
+    common.log("raw encode (after)")
+    raw_after, raw_times_after = raw_encode(embedder, encode_texts)
+    raw = (raw_before + raw_after) / 2
+    common.log("raw encode with one torch thread (for comparison only)")
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        raw_one, raw_one_times = raw_encode(embedder, encode_texts[: 3 * BATCH])
+    finally:
+        torch.set_num_threads(threads)
+    loads.append(common.load_line("at the end"))
+    rss = service.memory()
+    common.log("profile: the Neo4j write of a batch from this process")
+    writes = await neo4j_write(uri, embedder, texts, run_id)
+
+    print("\nStore throughput (memories/second); the service runs as its own process")
+    print(common.code_state())
+    for line in loads:
+        print(line)
+    print(
+        common.table(
+            "Throughput",
+            ["scenario", "memories", "seconds", "memories/s", "p50 ms/call", "p95 ms/call"],
+            [
+                [name, n, e, r, common.median(lat) * 1000, common.percentile(lat, 95) * 1000]
+                for name, n, e, r, lat in rows
+            ]
+            + [
+                [
+                    "raw encode_now, 100/batch (before)",
+                    len(encode_texts),
+                    sum(raw_times),
+                    raw_before,
+                    common.median(raw_times) * 1000,
+                    common.percentile(raw_times, 95) * 1000,
+                ],
+                [
+                    f"raw encode_now, 1 torch thread (not {threads})",
+                    len(raw_one_times) * BATCH,
+                    sum(raw_one_times),
+                    raw_one,
+                    common.median(raw_one_times) * 1000,
+                    common.percentile(raw_one_times, 95) * 1000,
+                ],
+                [
+                    "raw encode_now, 100/batch, interleaved with batch calls",
+                    len(paired) * BATCH,
+                    sum(paired),
+                    raw_paired,
+                    common.median(paired) * 1000,
+                    common.percentile(paired, 95) * 1000,
+                ],
+                [
+                    "raw encode_now, 100/batch (after)",
+                    len(encode_texts),
+                    sum(raw_times_after),
+                    raw_after,
+                    common.median(raw_times_after) * 1000,
+                    common.percentile(raw_times_after, 95) * 1000,
+                ],
+            ],
+        )
+    )
+    print(
+        common.table(
+            f"Ratios against raw encode: {raw_paired:.1f} texts/s interleaved with the 1-client "
+            f"batch calls (the target's reference); {raw:.1f} texts/s as the mean of the runs "
+            "before and after",
+            [
+                "scenario",
+                "memories/s",
+                "ratio (interleaved)",
+                "ratio (before/after)",
+                "target",
+                "status",
+            ],
+            [[name, r, r / raw_paired, r / raw, "", ""] for name, _, _, r, _ in rows[:2]]
+            + [
+                [
+                    "batch of 100, 1 client",
+                    batch_1,
+                    batch_1 / raw_paired,
+                    batch_1 / raw,
+                    f">= {TARGET}",
+                    common.verdict(batch_1 / raw_paired, TARGET),
+                ],
+                [
+                    "batch of 100, 2 clients",
+                    batch_2,
+                    batch_2 / raw_paired,
+                    batch_2 / raw,
+                    f">= {TARGET}",
+                    common.verdict(batch_2 / raw_paired, TARGET),
+                ],
+            ],
+        )
+    )
+    call_ms = common.median(batch_latencies) * 1000
+    encode_ms = common.median(paired) * 1000
+    code_ms = common.median(writes["store_batch"]) * 1000
+    create_ms = common.median(writes["create"]) * 1000
+    bare_ms = common.median(writes["create_no_embedding"]) * 1000
+    rest_ms = call_ms - encode_ms - code_ms
+    pack_ms = common.median(writes["pack"]) * 1000
+    request_ms = common.median(writes["request"]) * 1000
+    response_ms = common.median(writes["response"]) * 1000
+    print(
+        common.table(
+            "Where one POST /v1/memories/batch of 100 goes (medians; the encode is the one "
+            "interleaved with the calls, the service's code timed from this process)",
+            ["stage", "ms", "share of the call"],
+            [
+                ["encode 100 texts (encode_now)", encode_ms, encode_ms / call_ms],
+                ["memories.store_batch without encoding", code_ms, code_ms / call_ms],
+                ["  of it: open_change + versions/create tx", create_ms, create_ms / call_ms],
+                [
+                    "  of that: the embedding (tx minus tx without it)",
+                    create_ms - bare_ms,
+                    (create_ms - bare_ms) / call_ms,
+                ],
+                [
+                    "    of that: packing the 100 embeddings in the driver",
+                    pack_ms,
+                    pack_ms / call_ms,
+                ],
+                ["rest: HTTP, validation, JSON, event loop", rest_ms, rest_ms / call_ms],
+                ["  of it: request JSON + StoreBatch validation", request_ms, request_ms / call_ms],
+                [
+                    "  of it: response to_json + JSON (100 memories)",
+                    response_ms,
+                    response_ms / call_ms,
+                ],
+                ["whole call (1 client)", call_ms, 1.0],
+            ],
+        )
+    )
+    print(
+        f"\nrequest body of a batch of 100: {request_bytes / 1024:.1f} KiB; "
+        f"response: {response_bytes / 1024:.1f} KiB"
+    )
+    print(
+        common.table(
+            "Service process memory at the end (MiB)",
+            ["pid", "process", "VmRSS", "VmHWM"],
+            [[r["pid"], r.get("cmd", "?"), r.get("VmRSS", 0.0), r.get("VmHWM", 0.0)] for r in rss],
+        )
+    )
+
+
+def main() -> None:
+    common.log("loading the embedding model")
+    embedder = SentenceTransformerEmbedder()
+    with common.neo4j_database() as database, common.service_process(database.uri) as service:
+        asyncio.run(measure(database.uri, embedder, service))
+
+
+if __name__ == "__main__":
+    main()
