@@ -62,7 +62,8 @@ class SentenceTransformerEmbedder:
             convert_to_numpy=True,
             show_progress_bar=False,
         )
-        return [[float(x) for x in row] for row in vectors.tolist()]
+        rows: list[list[float]] = vectors.tolist()
+        return rows
 
     async def encode(self, texts: list[str]) -> list[list[float]]:
         if not texts:

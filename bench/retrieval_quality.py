@@ -58,7 +58,8 @@ class Variant:
     name: str
     vector_weight: float | None  # None: reciprocal rank fusion instead of the score mix
     lexical: str = "all"  # the full-text half's words: see lexical_text()
-    coverage: bool = False  # text share x the share of query content words the memory has
+    # text share x the share of the query's words (minus this stop list) the memory holds
+    coverage: frozenset[str] | None = None
 
 
 def lexical_text(text: str, how: str) -> str:
@@ -80,14 +81,22 @@ def variants() -> list[Variant]:
     found = [Variant("0.7 vec + 0.3 text, all query words", 0.7)]
     if hasattr(retrieval, "_content_words"):
         found.append(Variant("0.7/0.3, the service's _content_words", 0.7, "service"))
+        found.append(
+            Variant(
+                "0.7/0.3, service's words, x coverage (Lucene stop)", 0.7, "service", LUCENE_STOP
+            )
+        )
     found += [
         Variant("0.7/0.3, minus Lucene stop words", 0.7, "lucene_stop"),
         Variant("0.7/0.3, minus broad stop list", 0.7, "broad_stop"),
         Variant("0.8/0.2, all query words", 0.8),
         Variant("0.8/0.2, minus broad stop list", 0.8, "broad_stop"),
         Variant("0.9/0.1, all query words", 0.9),
-        Variant("0.7/0.3, minus broad, x word coverage", 0.7, "broad_stop", coverage=True),
-        Variant("0.8/0.2, minus broad, x word coverage", 0.8, "broad_stop", coverage=True),
+        Variant("0.7/0.3, minus broad, x word coverage", 0.7, "broad_stop", BROAD_STOP),
+        Variant("0.8/0.2, minus broad, x word coverage", 0.8, "broad_stop", BROAD_STOP),
+        # The same idea with only Lucene's standard English stop set, nothing tuned to this set
+        # (the broad list is also the one that defines a paraphrase query here).
+        Variant("0.7/0.3, all words, x coverage (Lucene stop)", 0.7, "all", LUCENE_STOP),
         Variant("RRF k=60, all query words", None),
         Variant("RRF k=60, minus broad stop list", None, "broad_stop"),
     ]
@@ -109,9 +118,9 @@ def reciprocal_rank(ranked: Sequence[str], relevant: set[str], k: int) -> float:
     return 0.0
 
 
-def coverage(query: str, content: str) -> float:
-    """The share of the query's content words (broad stop list removed) in the memory."""
-    wanted = [w for w in re.findall(r"\w+", query.lower()) if w not in BROAD_STOP]
+def coverage(query: str, content: str, stop: frozenset[str]) -> float:
+    """The share of the query's words (minus `stop`) that the memory holds."""
+    wanted = [w for w in re.findall(r"\w+", query.lower()) if w not in stop]
     if not wanted:
         return 0.0
     have = set(re.findall(r"\w+", content.lower()))
@@ -142,8 +151,8 @@ def fuse(
     for memory_id in dict.fromkeys([*vector_scores, *text_scores]):
         cosine = 2 * vector_scores[memory_id] - 1 if memory_id in vector_scores else 0.0
         text_part = text_scores.get(memory_id, 0.0) / best_text if best_text > 0 else 0.0
-        if variant.coverage and text_part:
-            text_part *= coverage(query, contents[memory_id])
+        if variant.coverage is not None and text_part:
+            text_part *= coverage(query, contents[memory_id], variant.coverage)
         weight = variant.vector_weight
         scores[memory_id] = weight * max(0.0, cosine) + (1 - weight) * text_part
     return sorted(scores, key=lambda memory_id: (-scores[memory_id], memory_id))[:TOP_K]

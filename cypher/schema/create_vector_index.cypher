@@ -1,5 +1,7 @@
 // Creates the vector index over current memories; its dimension follows the embedding model.
 // Filter properties live inside the index so that one user's search is filtered in the index.
+// A search expansion of 10 (default 3) lifts recall@10 against exact cosine from 0.95 to 0.99
+// for one user among 100,000 memories (bench/retrieval_speed.py), with no measurable latency cost.
 // params: dimensions
 CYPHER 25
 CREATE VECTOR INDEX memory_embedding IF NOT EXISTS
@@ -7,5 +9,6 @@ FOR (m:Memory) ON m.embedding
 WITH [m.user_id, m.branch, m.is_active]
 OPTIONS {indexConfig: {
   `vector.dimensions`: $dimensions,
-  `vector.similarity_function`: 'cosine'
+  `vector.similarity_function`: 'cosine',
+  `vector.default_search_expansion_factor`: 10.0
 }}
