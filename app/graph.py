@@ -109,9 +109,6 @@ class Graph:
         )
         return cls(driver, database, load_queries())
 
-    def has_query(self, name: str) -> bool:
-        return name in self._queries
-
     async def read(self, query_name: str, /, **params: Any) -> list[Row]:
         """Runs one named read-only statement."""
         return await self._execute(query_name, params, write=False)

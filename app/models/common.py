@@ -13,7 +13,3 @@ class Strict(BaseModel):
     """A request body: unknown fields are rejected so that typos do not pass silently."""
 
     model_config = ConfigDict(extra="forbid")
-
-
-class Message(BaseModel):
-    message: str
