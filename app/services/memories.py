@@ -12,7 +12,7 @@ from pydantic import ValidationError
 
 from app.embedder import Embedder
 from app.errors import Invalid, NotFound, Unavailable
-from app.graph import Graph, Row, Tx
+from app.graph import Graph, Row, Tx, packed_vector
 from app.llm import LlmClient
 from app.models.memories import (
     Corrected,
@@ -309,7 +309,7 @@ async def correct_by_query(
 ) -> Corrected:
     """Corrects the active memory closest in meaning to `query`; 404 when none is close."""
     scope = await scope_for(graph, caller, branch)
-    vector = await embedder.encode_query(query)
+    vector = packed_vector(await embedder.encode_query(query))
     rows = await graph.read(
         "retrieval/nearest", user_id=scope.user_id, branch=scope.branch, vector=vector
     )

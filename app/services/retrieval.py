@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from app.embedder import Embedder
-from app.graph import Graph
+from app.graph import Graph, packed_vector
 from app.models.memories import Explain, FulltextRequest, Memory, RetrieveRequest
 from app.services import confidence, ranking
 from app.services.memories import to_memory
@@ -86,7 +86,7 @@ async def hybrid(
     params = {
         "user_id": scope.user_id,
         "branch": scope.branch,
-        "vector": vector,
+        "vector": packed_vector(vector),
         "vector_k": wanted,
         "lucene": lucene_query(_content_words(request.query), scope.user_id),
         "text_k": wanted,
@@ -94,16 +94,16 @@ async def hybrid(
     }
     profile: dict[str, Any] | None = None
     if request.explain == "analyze":
-        rows, profile = await graph.profile("retrieval/candidates", **params)
+        [found], profile = await graph.profile("retrieval/candidates", **params)
     else:
-        rows = await graph.read("retrieval/candidates", **params)
+        [found] = await graph.read("retrieval/candidates", **params)
     queried = time.perf_counter()
+    rows: list[dict[str, Any]] = found["candidates"]
     now = datetime.now(UTC)
     session_id = request.session_id if mode == "retrieve" else None
-    weight = next(
-        (row["feedback_weight"] for row in rows if row["feedback_weight"] is not None),
-        DEFAULT_FEEDBACK_WEIGHT,
-    )
+    weight = found["feedback_weight"]
+    if weight is None:
+        weight = DEFAULT_FEEDBACK_WEIGHT
     ranked = ranking.rank(
         [_candidate(row, session_id, now) for row in rows],
         feedback_weight=weight,

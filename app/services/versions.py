@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.graph import Row, Tx
+from app.graph import Row, Tx, packed_vector
 
 
 async def open_change(tx: Tx, user_id: str) -> int:
@@ -19,8 +19,19 @@ async def open_change(tx: Tx, user_id: str) -> int:
 
 
 async def create(tx: Tx, seq: int, memories: list[dict[str, Any]]) -> list[Row]:
-    """Creates memories as current nodes of change `seq`; returns them in order."""
-    rows = await tx.run("versions/create", seq=seq, memories=memories)
+    """Creates memories (property maps with their `embedding`) as current nodes of change
+    `seq`; returns them in order."""
+    rows = await tx.run(
+        "versions/create",
+        seq=seq,
+        memories=[
+            {
+                "props": {key: value for key, value in props.items() if key != "embedding"},
+                "embedding": packed_vector(props["embedding"]),
+            }
+            for props in memories
+        ],
+    )
     return [row["memory"] for row in rows]
 
 

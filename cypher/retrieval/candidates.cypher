@@ -1,9 +1,11 @@
 // First retrieval stage in one round trip: vector candidates filtered inside the vector index
 // and full-text candidates with the same filters, merged per memory.
 // params: user_id, branch, vector, vector_k, lucene (or null), text_k, memory_types (or null)
-// returns: memory (map without embedding; timestamps as ISO strings, far cheaper for the driver
-//          to decode than temporal values), vector_score (0..1 or null), text_score (or null),
-//          feedback_weight (the user's, or null for the default)
+// returns: one row: candidates (list of {memory, vector_score (0..1 or null), text_score (or
+//          null)}; memory is a map without the embedding, timestamps as ISO strings, far cheaper
+//          for the driver to decode than temporal values) and feedback_weight (the user's, or
+//          null for the default). One row rather than one per candidate: the driver's cost is
+//          per record.
 CYPHER 25
 CALL () {
   MATCH (m:Memory)
@@ -24,8 +26,11 @@ CALL () {
 }
 WITH m, max(vector_score) AS vector_score, max(text_score) AS text_score
 WHERE $memory_types IS NULL OR m.memory_type IN $memory_types
+WITH collect({
+  memory: m {.*, embedding: null, created_at: toString(m.created_at),
+             updated_at: toString(m.updated_at), observed_at: toString(m.observed_at)},
+  vector_score: vector_score,
+  text_score: text_score
+}) AS candidates
 OPTIONAL MATCH (u:User {id: $user_id})
-RETURN m {.*, embedding: null, created_at: toString(m.created_at),
-          updated_at: toString(m.updated_at), observed_at: toString(m.observed_at)} AS memory,
-       vector_score, text_score,
-       u.feedback_weight AS feedback_weight
+RETURN candidates, u.feedback_weight AS feedback_weight

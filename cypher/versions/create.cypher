@@ -1,11 +1,13 @@
 // Creates current memory nodes at change $seq, linked to their sessions. Callers have already
 // set duplicates aside (see memories/active_duplicates).
-// params: seq, memories (list of property maps, each with memory_id, user_id, branch,
-//         fingerprint, session_id, and meta_* keys)
-// returns: memory (map without embedding), in input order
-UNWIND $memories AS props
+// params: seq, memories (list of {props, embedding}: props a property map with memory_id,
+//         user_id, branch, fingerprint, session_id and meta_* keys; embedding a float32 vector)
+// returns: memory (map without embedding, timestamps as ISO strings), in input order
+CYPHER 25
+UNWIND $memories AS row
 CREATE (m:Memory)
-SET m = props, m.created_seq = $seq, m.created_at = datetime(), m.updated_at = datetime()
+SET m = row.props, m.embedding = toFloatList(row.embedding), m.created_seq = $seq,
+    m.created_at = datetime(), m.updated_at = datetime()
 WITH m
 CALL (m) {
   WITH m WHERE m.session_id IS NOT NULL
@@ -13,4 +15,5 @@ CALL (m) {
   ON CREATE SET s.created_at = datetime()
   MERGE (m)-[:IN_SESSION]->(s)
 }
-RETURN m {.*, embedding: null} AS memory
+RETURN m {.*, embedding: null, created_at: toString(m.created_at),
+          updated_at: toString(m.updated_at), observed_at: toString(m.observed_at)} AS memory
