@@ -38,6 +38,7 @@ from data.quality_set import STOPWORDS, STYLES, QualitySet, build
 
 from app.embedder import SentenceTransformerEmbedder
 from app.services import retrieval
+from app.services.query_text import LUCENE_STOP_WORDS, coverage
 
 METHODS = ("vector", "fulltext", "hybrid")
 BATCH = 100
@@ -45,10 +46,7 @@ TOP_K = 10
 FULLTEXT_FETCH = 50
 # What the service fetches per half for top_k 10 (retrieval.MIN_CANDIDATES, CANDIDATE_FACTOR).
 CANDIDATES = max(retrieval.MIN_CANDIDATES, TOP_K * retrieval.CANDIDATE_FACTOR)
-# Lucene's default English stop set (what an 'english' full-text analyzer would drop).
-LUCENE_STOP_TEXT = """a an and are as at be but by for if in into is it no not of on or such
-that the their then there these they this to was will with"""
-LUCENE_STOP = frozenset(LUCENE_STOP_TEXT.split())
+LUCENE_STOP = LUCENE_STOP_WORDS  # Lucene's default English stop set, as the service uses it
 # A broader list of function words (question words, pronouns, auxiliaries).
 BROAD_STOP = LUCENE_STOP | STOPWORDS
 
@@ -63,12 +61,10 @@ class Variant:
 
 
 def lexical_text(text: str, how: str) -> str:
-    """The words the full-text half searches for: all of them, the query minus a stop list
-    (a chunk goes when all its words are stop words), or the service's own choice."""
+    """The words the full-text half searches for: all of them (as the service does), or the
+    query minus a stop list (a chunk goes when all its words are stop words)."""
     if how == "all":
         return text
-    if how == "service":
-        return str(retrieval._content_words(text))  # type: ignore[attr-defined]
     stop = LUCENE_STOP if how == "lucene_stop" else BROAD_STOP
     return " ".join(
         chunk
@@ -78,29 +74,22 @@ def lexical_text(text: str, how: str) -> str:
 
 
 def variants() -> list[Variant]:
-    found = [Variant("0.7 vec + 0.3 text, all query words", 0.7)]
-    if hasattr(retrieval, "_content_words"):
-        found.append(Variant("0.7/0.3, the service's _content_words", 0.7, "service"))
-        found.append(
-            Variant(
-                "0.7/0.3, service's words, x coverage (Lucene stop)", 0.7, "service", LUCENE_STOP
-            )
-        )
-    found += [
+    return [
+        Variant("the service: 0.7/0.3, all words, x coverage", 0.7, "all", LUCENE_STOP),
+        Variant("0.7 vec + 0.3 text, all query words", 0.7),
         Variant("0.7/0.3, minus Lucene stop words", 0.7, "lucene_stop"),
         Variant("0.7/0.3, minus broad stop list", 0.7, "broad_stop"),
         Variant("0.8/0.2, all query words", 0.8),
         Variant("0.8/0.2, minus broad stop list", 0.8, "broad_stop"),
         Variant("0.9/0.1, all query words", 0.9),
-        Variant("0.7/0.3, minus broad, x word coverage", 0.7, "broad_stop", BROAD_STOP),
-        Variant("0.8/0.2, minus broad, x word coverage", 0.8, "broad_stop", BROAD_STOP),
-        # The same idea with only Lucene's standard English stop set, nothing tuned to this set
-        # (the broad list is also the one that defines a paraphrase query here).
-        Variant("0.7/0.3, all words, x coverage (Lucene stop)", 0.7, "all", LUCENE_STOP),
+        # Coverage over the broad list, which is also the one that defines a paraphrase query
+        # here (tuned to this set, so read it with care).
+        Variant("0.7/0.3, minus broad, x coverage (broad)", 0.7, "broad_stop", BROAD_STOP),
+        Variant("0.8/0.2, minus broad, x coverage (broad)", 0.8, "broad_stop", BROAD_STOP),
+        Variant("0.8/0.2, all words, x coverage", 0.8, "all", LUCENE_STOP),
         Variant("RRF k=60, all query words", None),
         Variant("RRF k=60, minus broad stop list", None, "broad_stop"),
     ]
-    return found
 
 
 VARIANTS = variants()
@@ -116,15 +105,6 @@ def reciprocal_rank(ranked: Sequence[str], relevant: set[str], k: int) -> float:
         if memory_id in relevant:
             return 1.0 / position
     return 0.0
-
-
-def coverage(query: str, content: str, stop: frozenset[str]) -> float:
-    """The share of the query's words (minus `stop`) that the memory holds."""
-    wanted = [w for w in re.findall(r"\w+", query.lower()) if w not in stop]
-    if not wanted:
-        return 0.0
-    have = set(re.findall(r"\w+", content.lower()))
-    return sum(word in have for word in wanted) / len(wanted)
 
 
 def fuse(

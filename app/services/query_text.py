@@ -8,6 +8,7 @@ finds it, while no operator, wildcard, range, fuzzy, boost or regex can be expre
 
 from __future__ import annotations
 
+import re
 import unicodedata
 
 MAX_QUERY_TERMS = 64
@@ -17,6 +18,11 @@ SYNTAX_CHARACTERS = frozenset('+-&|!(){}[]^"~*?:\\/')
 # analyzer reduces to nothing ("½", "〆") matches nothing, instead of leaving the user clause
 # alone to match every memory of the user.
 NO_MATCH_TERM = "zq0nomatch0x7f3a9c1e5b2d84"
+# Lucene's default English stop set: words too common to say what a text is about.
+_LUCENE_STOP_WORDS_TEXT = """a an and are as at be but by for if in into is it no not of on or
+such that the their then there these they this to was will with"""
+LUCENE_STOP_WORDS = frozenset(_LUCENE_STOP_WORDS_TEXT.split())
+WORD = re.compile(r"\w+")
 
 
 def _searchable(chunk: str) -> bool:
@@ -51,3 +57,12 @@ def lucene_query(text: str, user_id: str) -> str | None:
         return None
     words = " ".join(escape(term) for term in terms)
     return f"content:({words} {NO_MATCH_TERM}) AND user_id:{_phrase(user_id)}"
+
+
+def coverage(query: str, content: str, stop_words: frozenset[str] = LUCENE_STOP_WORDS) -> float:
+    """The share of the query's distinct words, stop words aside, that occur in `content`
+    (0.0 for a query of stop words only: a text match on those says nothing)."""
+    wanted = set(WORD.findall(query.casefold())) - stop_words
+    if not wanted:
+        return 0.0
+    return len(wanted.intersection(WORD.findall(content.casefold()))) / len(wanted)

@@ -22,6 +22,7 @@ class Candidate:
     memory_id: str
     cosine: float | None  # similarity to the query in [-1, 1]; None: not a vector hit
     text_score: float | None  # the full-text engine's score; None: not a text hit
+    text_coverage: float  # share of the query's words the memory holds, 0..1
     confidence: float  # decayed trust-tier confidence, 0..1
     age_days: float
     same_session: bool
@@ -46,11 +47,18 @@ def feedback_multiplier(
     return min(FEEDBACK_MAX, max(FEEDBACK_MIN, raw))
 
 
-def relevance(cosine: float | None, text_score: float | None, best_text: float) -> float:
-    """Convex mix of cosine similarity and the text score normalised by the best text score."""
+def relevance(
+    cosine: float | None, text_score: float | None, best_text: float, text_coverage: float
+) -> float:
+    """Convex mix of cosine similarity and the text score normalised by the best text score.
+
+    The text part is weighed by how much of the query the memory covers: normalised to the best
+    hit, a memory sharing one word of a long question would otherwise earn the whole lexical
+    share whenever nothing matches better.
+    """
     vector_part = max(0.0, cosine) if cosine is not None else 0.0
     text_part = (text_score / best_text) if text_score and best_text > 0 else 0.0
-    return VECTOR_WEIGHT * vector_part + TEXT_WEIGHT * text_part
+    return VECTOR_WEIGHT * vector_part + TEXT_WEIGHT * text_part * text_coverage
 
 
 def rank(
@@ -69,7 +77,9 @@ def rank(
     scored = []
     for candidate in candidates:
         components = {
-            "relevance": relevance(candidate.cosine, candidate.text_score, best_text),
+            "relevance": relevance(
+                candidate.cosine, candidate.text_score, best_text, candidate.text_coverage
+            ),
             "feedback": feedback_multiplier(
                 feedback_weight,
                 candidate.useful,

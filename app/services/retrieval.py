@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 import time
 from datetime import UTC, datetime
 from typing import Any
@@ -12,7 +11,7 @@ from app.graph import Graph, packed_vector
 from app.models.memories import Explain, FulltextRequest, Memory, RetrieveRequest
 from app.services import confidence, ranking
 from app.services.memories import to_memory
-from app.services.query_text import lucene_query, query_terms
+from app.services.query_text import coverage, lucene_query
 from app.services.scope import Caller, scope_for
 
 DEFAULT_TOP_K = {"retrieve": 5, "search": 10}
@@ -22,27 +21,19 @@ MIN_CANDIDATES = 20
 TYPE_FILTER_FACTOR = 4
 FULLTEXT_MIN_FETCH = 100
 FULLTEXT_MAX_FETCH = 100_000
-# Function words of questions and statements. In the hybrid ranking a full-text hit counts
-# relative to the best one, so a memory matching only "what is their" would earn the whole
-# lexical share; these words are left to the vector side. (Full-text search keeps every word.)
-_STOP_WORDS_TEXT = """
-a about after all also am an and any are as at be been before being but by can could did
-do does doing for from had has have having he her here hers him his how i if in into is it
-its just me my no nor not of on or our ours she should so some such than that the their
-theirs them then there these they this those to too us was we were what when where which
-while who whom why will with would you your yours s t d ll m re ve
-"""
-STOP_WORDS = frozenset(_STOP_WORDS_TEXT.split())
-PUNCTUATION = re.compile(r"[\W_]+")
 
 
-def _candidate(row: dict[str, Any], session_id: str | None, now: datetime) -> ranking.Candidate:
+def _candidate(
+    row: dict[str, Any], query: str, session_id: str | None, now: datetime
+) -> ranking.Candidate:
     memory = row["memory"]
     vector_score = row["vector_score"]
+    text_score = row["text_score"]
     return ranking.Candidate(
         memory_id=memory["memory_id"],
         cosine=None if vector_score is None else 2.0 * vector_score - 1.0,
-        text_score=row["text_score"],
+        text_score=text_score,
+        text_coverage=coverage(query, memory["content"]) if text_score is not None else 0.0,
         confidence=confidence.decayed(
             memory["initial_confidence"],
             memory["trust_tier"],
@@ -54,15 +45,6 @@ def _candidate(row: dict[str, Any], session_id: str | None, now: datetime) -> ra
         irrelevant=memory.get("irrelevant") or 0,
         outdated=memory.get("outdated") or 0,
         wrong=memory.get("wrong") or 0,
-    )
-
-
-def _content_words(query: str) -> str:
-    """The query without function words, for the lexical side of hybrid retrieval."""
-    return " ".join(
-        term
-        for term in query_terms(query)
-        if not all(word in STOP_WORDS for word in PUNCTUATION.sub(" ", term).split())
     )
 
 
@@ -88,7 +70,7 @@ async def hybrid(
         "branch": scope.branch,
         "vector": packed_vector(vector),
         "vector_k": wanted,
-        "lucene": lucene_query(_content_words(request.query), scope.user_id),
+        "lucene": lucene_query(request.query, scope.user_id),
         "text_k": wanted,
         "memory_types": request.memory_types,
     }
@@ -104,8 +86,9 @@ async def hybrid(
     weight = found["feedback_weight"]
     if weight is None:
         weight = DEFAULT_FEEDBACK_WEIGHT
+    candidates = [_candidate(row, request.query, session_id, now) for row in rows]
     ranked = ranking.rank(
-        [_candidate(row, session_id, now) for row in rows],
+        candidates,
         feedback_weight=weight,
         session_boost=mode == "retrieve",
         top_k=top_k,
@@ -127,6 +110,7 @@ async def hybrid(
                 "total_ms": (finished - started) * 1000,
             },
             rows=rows,
+            candidates=candidates,
             ranked=ranked,
             weight=weight,
             profile=profile,
@@ -139,6 +123,7 @@ def _explain(
     *,
     timings: dict[str, float],
     rows: list[dict[str, Any]],
+    candidates: list[ranking.Candidate],
     ranked: list[ranking.Scored],
     weight: float,
     profile: dict[str, Any] | None,
@@ -153,12 +138,14 @@ def _explain(
     }
     if level in ("verbose", "analyze"):
         raw = {row["memory"]["memory_id"]: row for row in rows}
+        coverages = {candidate.memory_id: candidate.text_coverage for candidate in candidates}
         report["ranking"] = [
             {
                 "memory_id": item.memory_id,
                 "score": item.score,
                 "vector_score": raw[item.memory_id]["vector_score"],
                 "text_score": raw[item.memory_id]["text_score"],
+                "text_coverage": coverages[item.memory_id],
                 **item.components,
             }
             for item in ranked

@@ -10,6 +10,7 @@ from app.services.query_text import (
     MAX_QUERY_TERMS,
     NO_MATCH_TERM,
     SYNTAX_CHARACTERS,
+    coverage,
     escape,
     lucene_query,
     query_terms,
@@ -117,3 +118,21 @@ def test_a_term_the_analyzer_may_drop_cannot_match_everything() -> None:
 def test_user_id_is_an_escaped_phrase(user_id: str, phrase: str) -> None:
     query = lucene_query("word", user_id)
     assert query == f"content:(word {NO_MATCH_TERM}) AND user_id:{phrase}"
+
+
+@pytest.mark.parametrize(
+    ("query", "content", "expected"),
+    [
+        ("Which database does the ledger use?", "The ledger runs on PostgreSQL", 1 / 5),
+        ("ledger database", "The ledger's database is PostgreSQL 16", 1.0),
+        ("LEDGER Database", "ledger database", 1.0),  # case does not matter
+        ("the ledger, the ledger", "ledger", 1.0),  # words count once; stop words not at all
+        ("Café prices", "prices at the café", 1.0),
+        ("kubernetes upgrade", "Alice prefers green tea", 0.0),
+        ("is it on the", "it is on the table", 0.0),  # stop words only: nothing to go on
+    ],
+)
+def test_coverage_is_the_share_of_query_words_a_text_holds(
+    query: str, content: str, expected: float
+) -> None:
+    assert coverage(query, content) == pytest.approx(expected)

@@ -48,6 +48,7 @@ def _candidate(memory_id: str, cosine: float | None, **fields: object) -> Candid
         memory_id=memory_id,
         cosine=cosine,
         text_score=None,
+        text_coverage=1.0,
         confidence=1.0,
         age_days=365.0,
         same_session=False,
@@ -56,10 +57,20 @@ def _candidate(memory_id: str, cosine: float | None, **fields: object) -> Candid
 
 
 def test_relevance_mixes_cosine_and_normalised_text_score() -> None:
-    assert relevance(0.8, None, 0.0) == pytest.approx(0.7 * 0.8)
-    assert relevance(None, 2.0, 4.0) == pytest.approx(0.3 * 0.5)
-    assert relevance(0.5, 4.0, 4.0) == pytest.approx(0.7 * 0.5 + 0.3)
-    assert relevance(-0.4, None, 0.0) == 0.0  # opposite meaning counts as unrelated
+    assert relevance(0.8, None, 0.0, 0.0) == pytest.approx(0.7 * 0.8)
+    assert relevance(None, 2.0, 4.0, 1.0) == pytest.approx(0.3 * 0.5)
+    assert relevance(0.5, 4.0, 4.0, 1.0) == pytest.approx(0.7 * 0.5 + 0.3)
+    assert relevance(-0.4, None, 0.0, 0.0) == 0.0  # opposite meaning counts as unrelated
+
+
+def test_text_share_is_weighed_by_the_query_words_a_memory_covers() -> None:
+    assert relevance(None, 4.0, 4.0, 0.25) == pytest.approx(0.3 * 0.25)
+    # The best full-text hit matched one word of four; a memory with every word but a lower
+    # engine score and a similar meaning comes first.
+    one_word = _candidate("a-one-word", 0.5, text_score=4.0, text_coverage=0.25)
+    every_word = _candidate("b-every-word", 0.5, text_score=3.0, text_coverage=1.0)
+    ranked = rank([one_word, every_word], feedback_weight=0.1, session_boost=False, top_k=2)
+    assert [item.memory_id for item in ranked] == ["b-every-word", "a-one-word"]
 
 
 def test_rank_orders_by_score_then_memory_id_and_cuts_top_k() -> None:
