@@ -8,85 +8,36 @@ import pytest
 from quart.typing import TestClientProtocol
 
 from tests.conftest import MASTER, User
-from tests.support.http import bearer, error_detail, issue_key
+from tests.support.branches import check_out, create_branch
+from tests.support.http import bearer, error_detail, issue_key, request_ok
+from tests.support.memories import correct, page_contents, page_items, store, without_confidence
+from tests.support.snapshots import list_snapshots, roll_back, take_snapshot
 
 Headers = dict[str, str]
-
-
-async def _store(client: TestClientProtocol, headers: Headers, content: str, **fields: Any) -> Any:
-    response = await client.post(
-        "/v1/memories", json={"content": content, **fields}, headers=headers
-    )
-    assert response.status_code == 201, await response.get_data(as_text=True)
-    return await response.get_json()
-
-
-async def _call(
-    client: TestClientProtocol, method: str, path: str, headers: Headers, **kwargs: Any
-) -> Any:
-    response = await client.open(path, method=method, headers=headers, **kwargs)
-    assert response.status_code in (200, 201), await response.get_data(as_text=True)
-    return await response.get_json()
-
-
-async def _branch(
-    client: TestClientProtocol, headers: Headers, name: str, **fields: Any
-) -> dict[str, Any]:
-    response = await client.post("/v1/branches", json={"name": name, **fields}, headers=headers)
-    assert response.status_code == 201, await response.get_data(as_text=True)
-    body: dict[str, Any] = await response.get_json()
-    return body
-
-
-async def _checkout(client: TestClientProtocol, headers: Headers, name: str) -> None:
-    body = await _call(client, "POST", f"/v1/branches/{name}/checkout", headers)
-    assert body["active_branch"] == name
-
-
-async def _items(
-    client: TestClientProtocol, headers: Headers, branch: str | None = None
-) -> list[dict[str, Any]]:
-    query: dict[str, Any] = {"limit": 500}
-    if branch is not None:
-        query["branch"] = branch
-    page = await _call(client, "GET", "/v1/memories", headers, query_string=query)
-    assert page["next_cursor"] is None
-    items: list[dict[str, Any]] = page["items"]
-    return items
-
-
-async def _contents(
-    client: TestClientProtocol, headers: Headers, branch: str | None = None
-) -> set[str]:
-    return {item["content"] for item in await _items(client, headers, branch)}
 
 
 async def _merge(
     client: TestClientProtocol, headers: Headers, name: str, strategy: str
 ) -> dict[str, Any]:
-    body: dict[str, Any] = await _call(
+    body: dict[str, Any] = await request_ok(
         client, "POST", f"/v1/branches/{name}/merge", headers, json={"strategy": strategy}
     )
     return body
 
 
 async def _listed(client: TestClientProtocol, headers: Headers) -> dict[str, Any]:
-    body: dict[str, Any] = await _call(client, "GET", "/v1/branches", headers)
+    body: dict[str, Any] = await request_ok(client, "GET", "/v1/branches", headers)
     return body
 
 
-def _stable(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    return [{k: v for k, v in item.items() if k != "confidence"} for item in items]
-
-
 async def test_create_from_main_copies_its_memories(client: TestClientProtocol, user: User) -> None:
-    await _store(client, user.headers, "Rita is a pilot")
-    await _store(client, user.headers, "Rita flies to Rome on Fridays")
-    created = await _branch(client, user.headers, "experiment")
+    await store(client, user.headers, "Rita is a pilot")
+    await store(client, user.headers, "Rita flies to Rome on Fridays")
+    created = await create_branch(client, user.headers, "experiment")
     assert created["name"] == "experiment"
     assert created["memory_count"] == 2
-    on_branch = await _items(client, user.headers, "experiment")
-    on_main = await _items(client, user.headers, "main")
+    on_branch = await page_items(client, user.headers, "experiment")
+    on_main = await page_items(client, user.headers, "main")
     assert {item["content"] for item in on_branch} == {item["content"] for item in on_main}
     # The copies keep the memory ids, and belong to the branch.
     assert {item["memory_id"] for item in on_branch} == {item["memory_id"] for item in on_main}
@@ -96,14 +47,13 @@ async def test_create_from_main_copies_its_memories(client: TestClientProtocol, 
 async def test_create_from_snapshot_forks_the_state_at_that_snapshot(
     client: TestClientProtocol, user: User
 ) -> None:
-    await _store(client, user.headers, "Sam owns a red bike")
-    response = await client.post("/v1/snapshots", json={"name": "then"}, headers=user.headers)
-    assert response.status_code == 201
-    await _store(client, user.headers, "Sam sold the red bike")
-    created = await _branch(client, user.headers, "from-then", from_snapshot="then")
+    await store(client, user.headers, "Sam owns a red bike")
+    await take_snapshot(client, user.headers, "then")
+    await store(client, user.headers, "Sam sold the red bike")
+    created = await create_branch(client, user.headers, "from-then", from_snapshot="then")
     assert created["from_snapshot"] == "then"
     assert created["memory_count"] == 1
-    assert await _contents(client, user.headers, "from-then") == {"Sam owns a red bike"}
+    assert await page_contents(client, user.headers, "from-then") == {"Sam owns a red bike"}
     await error_detail(
         await client.post(
             "/v1/branches", json={"name": "x", "from_snapshot": "nope"}, headers=user.headers
@@ -115,9 +65,9 @@ async def test_create_from_snapshot_forks_the_state_at_that_snapshot(
 async def test_list_marks_the_active_branch_and_includes_main(
     client: TestClientProtocol, user: User
 ) -> None:
-    await _store(client, user.headers, "Tom likes sushi")
-    await _branch(client, user.headers, "one")
-    await _branch(client, user.headers, "two")
+    await store(client, user.headers, "Tom likes sushi")
+    await create_branch(client, user.headers, "one")
+    await create_branch(client, user.headers, "two")
     listed = await _listed(client, user.headers)
     assert listed["active_branch"] == "main"
     by_name = {item["name"]: item for item in listed["branches"]}
@@ -126,7 +76,7 @@ async def test_list_marks_the_active_branch_and_includes_main(
     assert by_name["main"]["memory_count"] == 1
     assert by_name["one"]["active"] is False
 
-    await _checkout(client, user.headers, "two")
+    await check_out(client, user.headers, "two")
     listed = await _listed(client, user.headers)
     assert listed["active_branch"] == "two"
     assert [item["name"] for item in listed["branches"] if item["active"]] == ["two"]
@@ -135,47 +85,43 @@ async def test_list_marks_the_active_branch_and_includes_main(
 async def test_checkout_is_persistent_and_memory_endpoints_follow_it(
     client: TestClientProtocol, user: User
 ) -> None:
-    base = await _store(client, user.headers, "Uma plays the violin")
-    await _branch(client, user.headers, "draft")
-    await _checkout(client, user.headers, "draft")
+    base = await store(client, user.headers, "Uma plays the violin")
+    await create_branch(client, user.headers, "draft")
+    await check_out(client, user.headers, "draft")
 
     # Later requests without `branch` work on the checked-out branch.
-    local = await _store(client, user.headers, "Uma switched to the viola")
+    local = await store(client, user.headers, "Uma switched to the viola")
     assert local["branch"] == "draft"
-    assert await _contents(client, user.headers) == {
+    assert await page_contents(client, user.headers) == {
         "Uma plays the violin",
         "Uma switched to the viola",
     }
-    assert await _contents(client, user.headers, "main") == {"Uma plays the violin"}
+    assert await page_contents(client, user.headers, "main") == {"Uma plays the violin"}
 
-    corrected = await _call(
-        client,
-        "PUT",
-        f"/v1/memories/{base['memory_id']}/correct",
-        user.headers,
-        json={"new_content": "Uma played the violin as a child"},
+    corrected = await correct(
+        client, user.headers, base["memory_id"], "Uma played the violin as a child"
     )
     assert corrected["branch"] == "draft"
-    assert await _contents(client, user.headers, "main") == {"Uma plays the violin"}
+    assert await page_contents(client, user.headers, "main") == {"Uma plays the violin"}
 
-    deleted = await _call(client, "DELETE", f"/v1/memories/{local['memory_id']}", user.headers)
+    deleted = await request_ok(client, "DELETE", f"/v1/memories/{local['memory_id']}", user.headers)
     assert deleted["deleted"] is True
-    assert await _contents(client, user.headers) == {"Uma played the violin as a child"}
+    assert await page_contents(client, user.headers) == {"Uma played the violin as a child"}
 
     # A request that names a branch works there instead.
-    on_main = await _store(client, user.headers, "Uma lives in Vienna", branch="main")
+    on_main = await store(client, user.headers, "Uma lives in Vienna", branch="main")
     assert on_main["branch"] == "main"
-    assert await _contents(client, user.headers, "main") == {
+    assert await page_contents(client, user.headers, "main") == {
         "Uma plays the violin",
         "Uma lives in Vienna",
     }
 
     # Snapshots follow the checked-out branch too.
-    snapshot = await _call(client, "POST", "/v1/snapshots", user.headers, json={"name": "d1"})
+    snapshot = await take_snapshot(client, user.headers, "d1")
     assert snapshot["branch"] == "draft"
 
     # So do batch store, search, full-text search, purge and the profile.
-    batch = await _call(
+    batch = await request_ok(
         client,
         "POST",
         "/v1/memories/batch",
@@ -183,28 +129,29 @@ async def test_checkout_is_persistent_and_memory_endpoints_follow_it(
         json={"memories": [{"content": "Uma's viola teacher is Ines", "memory_type": "profile"}]},
     )
     assert batch["memories"][0]["branch"] == "draft"
-    found = await _call(
+    found = await request_ok(
         client, "POST", "/v1/memories/search", user.headers, json={"query": "viola", "min_score": 0}
     )
     assert found and {item["branch"] for item in found} == {"draft"}
-    text = await _call(
+    text = await request_ok(
         client, "POST", "/v1/memories/fulltext-search", user.headers, json={"query": "viola"}
     )
     assert {item["content"] for item in text} == {"Uma's viola teacher is Ines"}
-    profile = await _call(client, "GET", "/v1/profiles/me", user.headers)
+    profile = await request_ok(client, "GET", "/v1/profiles/me", user.headers)
     assert profile["profile"] == "Uma's viola teacher is Ines"
-    purged = await _call(
+    purged = await request_ok(
         client, "POST", "/v1/memories/purge", user.headers, json={"memory_types": ["profile"]}
     )
     assert purged["purged"] == 1
-    listed = {
-        item["name"]: item for item in await _call(client, "GET", "/v1/snapshots", user.headers)
-    }
+    listed = {item["name"]: item for item in await list_snapshots(client, user.headers)}
     assert listed[purged["snapshot_name"]]["branch"] == "draft"
-    assert await _contents(client, user.headers) == {"Uma played the violin as a child"}
+    assert await page_contents(client, user.headers) == {"Uma played the violin as a child"}
 
-    await _checkout(client, user.headers, "main")
-    assert await _contents(client, user.headers) == {"Uma plays the violin", "Uma lives in Vienna"}
+    await check_out(client, user.headers, "main")
+    assert await page_contents(client, user.headers) == {
+        "Uma plays the violin",
+        "Uma lives in Vienna",
+    }
 
 
 async def test_checkout_holds_for_every_key_of_the_user(
@@ -212,21 +159,21 @@ async def test_checkout_holds_for_every_key_of_the_user(
 ) -> None:
     second = await issue_key(client, user.user_id, "second")
     as_master = {**MASTER, "X-User-Id": user.user_id}
-    await _branch(client, user.headers, "shared")
-    await _checkout(client, user.headers, "shared")
-    stored = await _store(client, bearer(second["raw_key"]), "Vera likes rowing")
+    await create_branch(client, user.headers, "shared")
+    await check_out(client, user.headers, "shared")
+    stored = await store(client, bearer(second["raw_key"]), "Vera likes rowing")
     assert stored["branch"] == "shared"
-    assert await _contents(client, as_master) == {"Vera likes rowing"}
+    assert await page_contents(client, as_master) == {"Vera likes rowing"}
     assert (await _listed(client, as_master))["active_branch"] == "shared"
-    assert await _contents(client, user.headers, "main") == set()
+    assert await page_contents(client, user.headers, "main") == set()
 
 
 async def test_branch_memories_are_invisible_on_main_before_a_merge(
     client: TestClientProtocol, user: User
 ) -> None:
-    await _store(client, user.headers, "Victor drinks green tea every morning")
-    await _branch(client, user.headers, "secret")
-    local = await _store(
+    await store(client, user.headers, "Victor drinks green tea every morning")
+    await create_branch(client, user.headers, "secret")
+    local = await store(
         client,
         user.headers,
         "Victor is secretly learning the bagpipes",
@@ -235,15 +182,15 @@ async def test_branch_memories_are_invisible_on_main_before_a_merge(
     )
     query = {"query": "Victor bagpipes", "min_score": 0, "top_k": 10}
     for mode in ("retrieve", "search"):
-        on_branch = await _call(
+        on_branch = await request_ok(
             client, "POST", f"/v1/memories/{mode}", user.headers, json={**query, "branch": "secret"}
         )
         assert local["memory_id"] in [item["memory_id"] for item in on_branch]
-        on_main = await _call(client, "POST", f"/v1/memories/{mode}", user.headers, json=query)
+        on_main = await request_ok(client, "POST", f"/v1/memories/{mode}", user.headers, json=query)
         assert local["memory_id"] not in [item["memory_id"] for item in on_main]
         assert all(item["branch"] == "main" for item in on_main)
     text = {"query": "bagpipes"}
-    found = await _call(
+    found = await request_ok(
         client,
         "POST",
         "/v1/memories/fulltext-search",
@@ -252,35 +199,36 @@ async def test_branch_memories_are_invisible_on_main_before_a_merge(
     )
     assert [item["memory_id"] for item in found] == [local["memory_id"]]
     assert (
-        await _call(client, "POST", "/v1/memories/fulltext-search", user.headers, json=text) == []
+        await request_ok(client, "POST", "/v1/memories/fulltext-search", user.headers, json=text)
+        == []
     )
-    assert "Victor is secretly learning the bagpipes" not in await _contents(client, user.headers)
+    assert "Victor is secretly learning the bagpipes" not in await page_contents(
+        client, user.headers
+    )
 
     # After a merge main sees it everywhere.
     await _merge(client, user.headers, "secret", "append")
-    found = await _call(client, "POST", "/v1/memories/fulltext-search", user.headers, json=text)
+    found = await request_ok(
+        client, "POST", "/v1/memories/fulltext-search", user.headers, json=text
+    )
     assert [item["content"] for item in found] == ["Victor is secretly learning the bagpipes"]
-    on_main = await _call(client, "POST", "/v1/memories/search", user.headers, json=query)
+    on_main = await request_ok(client, "POST", "/v1/memories/search", user.headers, json=query)
     assert "Victor is secretly learning the bagpipes" in [item["content"] for item in on_main]
 
 
 async def test_diff_previews_the_merge_against_main(client: TestClientProtocol, user: User) -> None:
-    kept = await _store(client, user.headers, "Wendy runs marathons")
-    fixed = await _store(client, user.headers, "Wendy's best time is 3:30")
-    dropped = await _store(client, user.headers, "Wendy trains on Sundays")
-    await _branch(client, user.headers, "season")
-    empty = await _call(client, "GET", "/v1/branches/season/diff", user.headers)
+    kept = await store(client, user.headers, "Wendy runs marathons")
+    fixed = await store(client, user.headers, "Wendy's best time is 3:30")
+    dropped = await store(client, user.headers, "Wendy trains on Sundays")
+    await create_branch(client, user.headers, "season")
+    empty = await request_ok(client, "GET", "/v1/branches/season/diff", user.headers)
     assert (empty["added"], empty["modified"], empty["removed"]) == ([], [], [])
 
-    new = await _store(client, user.headers, "Wendy joined a running club", branch="season")
-    correction = await _call(
-        client,
-        "PUT",
-        f"/v1/memories/{fixed['memory_id']}/correct",
-        user.headers,
-        json={"new_content": "Wendy's best time is 3:15", "branch": "season"},
+    new = await store(client, user.headers, "Wendy joined a running club", branch="season")
+    correction = await correct(
+        client, user.headers, fixed["memory_id"], "Wendy's best time is 3:15", branch="season"
     )
-    await _call(
+    await request_ok(
         client,
         "DELETE",
         f"/v1/memories/{dropped['memory_id']}",
@@ -288,9 +236,9 @@ async def test_diff_previews_the_merge_against_main(client: TestClientProtocol, 
         query_string={"branch": "season"},
     )
     # Main's own changes after the fork are not part of the branch's diff.
-    await _store(client, user.headers, "Wendy bought new shoes")
+    await store(client, user.headers, "Wendy bought new shoes")
 
-    diff = await _call(client, "GET", "/v1/branches/season/diff", user.headers)
+    diff = await request_ok(client, "GET", "/v1/branches/season/diff", user.headers)
     assert diff["branch"] == "season"
     assert {item["memory_id"] for item in diff["added"]} == {
         new["memory_id"],
@@ -306,26 +254,22 @@ async def test_diff_previews_the_merge_against_main(client: TestClientProtocol, 
 
 async def _prepare_merge(client: TestClientProtocol, headers: Headers) -> dict[str, Any]:
     """Main with three memories; a branch that adds one, corrects one and deletes one."""
-    kept = await _store(client, headers, "Xena keeps bees")
-    fixed = await _store(client, headers, "Xena has 4 hives")
-    dropped = await _store(client, headers, "Xena sells honey at the market")
-    await _branch(client, headers, "work")
-    new = await _store(client, headers, "Xena bought a honey extractor", branch="work")
-    correction = await _call(
-        client,
-        "PUT",
-        f"/v1/memories/{fixed['memory_id']}/correct",
-        headers,
-        json={"new_content": "Xena has 6 hives", "branch": "work"},
+    kept = await store(client, headers, "Xena keeps bees")
+    fixed = await store(client, headers, "Xena has 4 hives")
+    dropped = await store(client, headers, "Xena sells honey at the market")
+    await create_branch(client, headers, "work")
+    new = await store(client, headers, "Xena bought a honey extractor", branch="work")
+    correction = await correct(
+        client, headers, fixed["memory_id"], "Xena has 6 hives", branch="work"
     )
-    await _call(
+    await request_ok(
         client,
         "DELETE",
         f"/v1/memories/{dropped['memory_id']}",
         headers,
         query_string={"branch": "work"},
     )
-    main_only = await _store(client, headers, "Xena moved to the countryside")
+    main_only = await store(client, headers, "Xena moved to the countryside")
     return {
         "kept": kept,
         "fixed": fixed,
@@ -345,7 +289,7 @@ async def test_merge_append_brings_only_what_main_lacks(
     assert merged["added"] == 2
     assert (merged["replaced"], merged["removed"]) == (0, 0)
     # The branch's new memories arrive; main keeps its own versions of the rest.
-    assert await _contents(client, user.headers, "main") == {
+    assert await page_contents(client, user.headers, "main") == {
         "Xena keeps bees",
         "Xena has 4 hives",
         "Xena sells honey at the market",
@@ -353,10 +297,10 @@ async def test_merge_append_brings_only_what_main_lacks(
         "Xena bought a honey extractor",
         "Xena has 6 hives",
     }
-    on_main = {item["memory_id"] for item in await _items(client, user.headers, "main")}
+    on_main = {item["memory_id"] for item in await page_items(client, user.headers, "main")}
     assert made["new"]["memory_id"] in on_main
     # The branch is untouched by the merge.
-    assert await _contents(client, user.headers, "work") == {
+    assert await page_contents(client, user.headers, "work") == {
         "Xena keeps bees",
         "Xena bought a honey extractor",
         "Xena has 6 hives",
@@ -367,13 +311,13 @@ async def test_merge_replace_also_applies_corrections_and_deletions(
     client: TestClientProtocol, user: User
 ) -> None:
     made = await _prepare_merge(client, user.headers)
-    before = await _items(client, user.headers, "main")
-    await _call(client, "POST", "/v1/snapshots", user.headers, json={"name": "pre-merge"})
+    before = await page_items(client, user.headers, "main")
+    await take_snapshot(client, user.headers, "pre-merge")
     merged = await _merge(client, user.headers, "work", "replace")
     assert merged["strategy"] == "replace"
     assert merged["added"] == 2
     assert merged["removed"] == 2
-    items = await _items(client, user.headers, "main")
+    items = await page_items(client, user.headers, "main")
     assert {item["content"] for item in items} == {
         "Xena keeps bees",
         "Xena moved to the countryside",
@@ -383,11 +327,13 @@ async def test_merge_replace_also_applies_corrections_and_deletions(
     assert {item["branch"] for item in items} == {"main"}
     assert made["fixed"]["memory_id"] not in {item["memory_id"] for item in items}
     # After the merge the branch has nothing more to bring.
-    diff = await _call(client, "GET", "/v1/branches/work/diff", user.headers)
+    diff = await request_ok(client, "GET", "/v1/branches/work/diff", user.headers)
     assert (diff["added"], diff["modified"], diff["removed"]) == ([], [], [])
     # A merge is a change like any other: main can be rolled back to before it.
-    await _call(client, "POST", "/v1/snapshots/pre-merge/rollback", user.headers)
-    assert _stable(await _items(client, user.headers, "main")) == _stable(before)
+    await roll_back(client, user.headers, "pre-merge")
+    assert without_confidence(await page_items(client, user.headers, "main")) == without_confidence(
+        before
+    )
 
 
 @pytest.mark.parametrize("strategy", ["append", "replace"])
@@ -396,33 +342,35 @@ async def test_merging_twice_changes_nothing(
 ) -> None:
     await _prepare_merge(client, user.headers)
     await _merge(client, user.headers, "work", strategy)
-    after_first = await _items(client, user.headers, "main")
-    await _call(client, "POST", "/v1/snapshots", user.headers, json={"name": "merged-once"})
+    after_first = await page_items(client, user.headers, "main")
+    await take_snapshot(client, user.headers, "merged-once")
     second = await _merge(client, user.headers, "work", strategy)
     assert (second["added"], second["replaced"], second["removed"]) == (0, 0, 0)
-    assert _stable(await _items(client, user.headers, "main")) == _stable(after_first)
-    diff = await _call(client, "GET", "/v1/snapshots/merged-once/diff", user.headers)
+    assert without_confidence(await page_items(client, user.headers, "main")) == without_confidence(
+        after_first
+    )
+    diff = await request_ok(client, "GET", "/v1/snapshots/merged-once/diff", user.headers)
     assert diff["counts"] == {"added": 0, "removed": 0, "modified": 0}
 
 
 async def test_merge_does_not_duplicate_what_main_stored_meanwhile(
     client: TestClientProtocol, user: User
 ) -> None:
-    await _branch(client, user.headers, "parallel")
-    on_branch = await _store(client, user.headers, "Zack adopted a puppy", branch="parallel")
-    on_main = await _store(client, user.headers, "Zack adopted a puppy")
+    await create_branch(client, user.headers, "parallel")
+    on_branch = await store(client, user.headers, "Zack adopted a puppy", branch="parallel")
+    on_main = await store(client, user.headers, "Zack adopted a puppy")
     assert on_branch["memory_id"] != on_main["memory_id"]
-    diff = await _call(client, "GET", "/v1/branches/parallel/diff", user.headers)
+    diff = await request_ok(client, "GET", "/v1/branches/parallel/diff", user.headers)
     assert diff["added"] == []
     merged = await _merge(client, user.headers, "parallel", "append")
     assert merged["added"] == 0
-    assert [item["content"] for item in await _items(client, user.headers, "main")] == [
+    assert [item["content"] for item in await page_items(client, user.headers, "main")] == [
         "Zack adopted a puppy"
     ]
 
 
 async def test_merge_rejects_an_unknown_strategy(client: TestClientProtocol, user: User) -> None:
-    await _branch(client, user.headers, "b")
+    await create_branch(client, user.headers, "b")
     for strategy in ("squash", "", 3):
         response = await client.post(
             "/v1/branches/b/merge", json={"strategy": strategy}, headers=user.headers
@@ -449,32 +397,28 @@ async def test_merge_of_an_unknown_branch_is_404(client: TestClientProtocol, use
 async def test_delete_branch_and_main_cannot_be_deleted(
     client: TestClientProtocol, user: User
 ) -> None:
-    await _store(client, user.headers, "Yuri collects vinyl")
-    await _branch(client, user.headers, "temp")
-    await _store(client, user.headers, "Yuri sold his vinyl", branch="temp")
-    await _call(
-        client, "POST", "/v1/snapshots", user.headers, json={"name": "on-temp", "branch": "temp"}
-    )
+    await store(client, user.headers, "Yuri collects vinyl")
+    await create_branch(client, user.headers, "temp")
+    await store(client, user.headers, "Yuri sold his vinyl", branch="temp")
+    await take_snapshot(client, user.headers, "on-temp", branch="temp")
     await error_detail(await client.delete("/v1/branches/main", headers=user.headers), 422)
 
-    await _checkout(client, user.headers, "temp")
-    deleted = await _call(client, "DELETE", "/v1/branches/temp", user.headers)
+    await check_out(client, user.headers, "temp")
+    deleted = await request_ok(client, "DELETE", "/v1/branches/temp", user.headers)
     assert deleted["deleted"] is True
     assert deleted["active_branch"] == "main"
     listed = await _listed(client, user.headers)
     assert listed["active_branch"] == "main"
     assert [item["name"] for item in listed["branches"]] == ["main"]
     # The user is back on main: requests without `branch` work there.
-    assert await _contents(client, user.headers) == {"Yuri collects vinyl"}
-    stored = await _store(client, user.headers, "Yuri bought a turntable")
+    assert await page_contents(client, user.headers) == {"Yuri collects vinyl"}
+    stored = await store(client, user.headers, "Yuri bought a turntable")
     assert stored["branch"] == "main"
     # Its snapshots went with it.
-    assert [
-        item["name"] for item in await _call(client, "GET", "/v1/snapshots", user.headers)
-    ] == []
+    assert await list_snapshots(client, user.headers) == []
     # The name can be used again, and the new branch starts from main afresh.
-    await _branch(client, user.headers, "temp")
-    assert await _contents(client, user.headers, "temp") == {
+    await create_branch(client, user.headers, "temp")
+    assert await page_contents(client, user.headers, "temp") == {
         "Yuri collects vinyl",
         "Yuri bought a turntable",
     }
@@ -483,25 +427,25 @@ async def test_delete_branch_and_main_cannot_be_deleted(
 async def test_deleting_another_branch_keeps_the_checkout(
     client: TestClientProtocol, user: User
 ) -> None:
-    await _branch(client, user.headers, "keep")
-    await _branch(client, user.headers, "drop")
-    await _checkout(client, user.headers, "keep")
-    deleted = await _call(client, "DELETE", "/v1/branches/drop", user.headers)
+    await create_branch(client, user.headers, "keep")
+    await create_branch(client, user.headers, "drop")
+    await check_out(client, user.headers, "keep")
+    deleted = await request_ok(client, "DELETE", "/v1/branches/drop", user.headers)
     assert deleted["active_branch"] == "keep"
     assert (await _listed(client, user.headers))["active_branch"] == "keep"
 
 
 async def test_twenty_branches_at_most(client: TestClientProtocol, user: User) -> None:
     for number in range(20):
-        await _branch(client, user.headers, f"b{number}")
+        await create_branch(client, user.headers, f"b{number}")
     response = await client.post("/v1/branches", json={"name": "b20"}, headers=user.headers)
     await error_detail(response, 409)
-    await _call(client, "DELETE", "/v1/branches/b0", user.headers)
-    await _branch(client, user.headers, "b20")
+    await request_ok(client, "DELETE", "/v1/branches/b0", user.headers)
+    await create_branch(client, user.headers, "b20")
 
 
 async def test_duplicate_branch_name_is_409(client: TestClientProtocol, user: User) -> None:
-    await _branch(client, user.headers, "twin")
+    await create_branch(client, user.headers, "twin")
     for name in ("twin", "main"):
         response = await client.post("/v1/branches", json={"name": name}, headers=user.headers)
         await error_detail(response, 409)

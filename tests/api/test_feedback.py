@@ -10,8 +10,10 @@ from neo4j import AsyncDriver
 from quart.typing import TestClientProtocol
 
 from tests.conftest import MASTER, User
+from tests.support.branches import check_out, create_branch
+from tests.support.feedback import give_feedback
 from tests.support.http import error_detail
-from tests.support.memories import list_all, store
+from tests.support.memories import correct, list_all, store
 from tests.support.neo4j_direct import neo4j_driver, query
 
 __all__ = ["neo4j_driver"]
@@ -31,14 +33,6 @@ async def _feedback(
         json={"signal": signal, "context": context},
         headers=headers,
     )
-
-
-async def _give(
-    client: TestClientProtocol, headers: dict[str, str], memory_id: str, signal: str, times: int = 1
-) -> None:
-    for _ in range(times):
-        response = await _feedback(client, headers, memory_id, signal)
-        assert response.status_code == 201, await response.get_data(as_text=True)
 
 
 async def _memory(client: TestClientProtocol, user: User, memory_id: str) -> dict[str, Any]:
@@ -64,8 +58,8 @@ async def test_feedback_is_recorded_and_counted_on_the_memory(
     assert body["signal"] == "useful"
     assert body["feedback_id"]
 
-    await _give(client, user.headers, memory["memory_id"], "useful")
-    await _give(client, user.headers, memory["memory_id"], "outdated")
+    await give_feedback(client, user.headers, memory["memory_id"], "useful")
+    await give_feedback(client, user.headers, memory["memory_id"], "outdated")
     shown = await _memory(client, user, memory["memory_id"])
     assert shown["feedback"] == {"useful": 2, "irrelevant": 0, "outdated": 1, "wrong": 0}
 
@@ -103,13 +97,7 @@ async def test_unlimited_repeats_count_and_context_is_optional(
     client: TestClientProtocol, user: User
 ) -> None:
     memory = await store(client, user.headers, "Prefers tabs over spaces")
-    for _ in range(3):
-        response = await client.post(
-            f"/v1/memories/{memory['memory_id']}/feedback",
-            json={"signal": "wrong"},
-            headers=user.headers,
-        )
-        assert response.status_code == 201
+    await give_feedback(client, user.headers, memory["memory_id"], "wrong", 3)
     shown = await _memory(client, user, memory["memory_id"])
     assert shown["feedback"]["wrong"] == 3
 
@@ -200,9 +188,9 @@ async def test_stats_are_per_user(client: TestClientProtocol, user: User, other_
 
     mine = await store(client, user.headers, "Coffee with oat milk")
     theirs = await store(client, other_user.headers, "Tea, no sugar")
-    await _give(client, user.headers, mine["memory_id"], "useful", 2)
-    await _give(client, user.headers, mine["memory_id"], "irrelevant")
-    await _give(client, other_user.headers, theirs["memory_id"], "wrong", 4)
+    await give_feedback(client, user.headers, mine["memory_id"], "useful", 2)
+    await give_feedback(client, user.headers, mine["memory_id"], "irrelevant")
+    await give_feedback(client, other_user.headers, theirs["memory_id"], "wrong", 4)
 
     assert await _json(client, "/v1/feedback/stats", user.headers) == {
         "total": 3,
@@ -232,9 +220,9 @@ async def test_breakdown_by_tier_lists_every_tier_and_signal(
 
     t1 = await store(client, user.headers, "Fact from the user", trust_tier="T1")
     t3 = await store(client, user.headers, "Fact an LLM extracted", trust_tier="T3")
-    await _give(client, user.headers, t1["memory_id"], "useful", 2)
-    await _give(client, user.headers, t3["memory_id"], "wrong", 3)
-    await _give(client, user.headers, t3["memory_id"], "useful")
+    await give_feedback(client, user.headers, t1["memory_id"], "useful", 2)
+    await give_feedback(client, user.headers, t3["memory_id"], "wrong", 3)
+    await give_feedback(client, user.headers, t3["memory_id"], "useful")
 
     body = await _json(client, "/v1/feedback/by-tier", user.headers)
     counts = {(row["tier"], row["signal"]): row["count"] for row in body["breakdown"]}
@@ -250,14 +238,10 @@ async def test_a_correction_starts_at_zero_and_the_old_memory_keeps_its_counts(
     client: TestClientProtocol, user: User, neo4j_driver: AsyncDriver
 ) -> None:
     memory = await store(client, user.headers, "The office is on the 3rd floor")
-    await _give(client, user.headers, memory["memory_id"], "wrong", 2)
-    response = await client.put(
-        f"/v1/memories/{memory['memory_id']}/correct",
-        json={"new_content": "The office is on the 5th floor", "reason": "moved"},
-        headers=user.headers,
+    await give_feedback(client, user.headers, memory["memory_id"], "wrong", 2)
+    corrected = await correct(
+        client, user.headers, memory["memory_id"], "The office is on the 5th floor", reason="moved"
     )
-    assert response.status_code == 200, await response.get_data(as_text=True)
-    corrected = await response.get_json()
     assert corrected["feedback"] == dict.fromkeys(SIGNALS, 0)
 
     # The old memory is inactive now: no more feedback on it; its counts and signals stay.
@@ -269,7 +253,7 @@ async def test_a_correction_starts_at_zero_and_the_old_memory_keeps_its_counts(
         id=memory["memory_id"],
     )
     assert old == [{"active": False, "wrong": 2, "n": 2}]
-    await _give(client, user.headers, corrected["memory_id"], "useful")
+    await give_feedback(client, user.headers, corrected["memory_id"], "useful")
     shown = await _memory(client, user, corrected["memory_id"])
     assert shown["feedback"] == {"useful": 1, "irrelevant": 0, "outdated": 0, "wrong": 0}
     assert (await _json(client, "/v1/feedback/stats", user.headers))["total"] == 3
@@ -280,12 +264,10 @@ async def test_feedback_goes_to_the_checked_out_branch(
 ) -> None:
     memory = await store(client, user.headers, "Release train leaves on Thursdays")
     branch = f"fb-{uuid.uuid4().hex[:8]}"
-    created = await client.post("/v1/branches", json={"name": branch}, headers=user.headers)
-    assert created.status_code == 201, await created.get_data(as_text=True)
-    checkout = await client.post(f"/v1/branches/{branch}/checkout", headers=user.headers)
-    assert checkout.status_code == 200, await checkout.get_data(as_text=True)
+    await create_branch(client, user.headers, branch)
+    await check_out(client, user.headers, branch)
 
-    await _give(client, user.headers, memory["memory_id"], "outdated")
+    await give_feedback(client, user.headers, memory["memory_id"], "outdated")
     rows = await query(
         neo4j_driver,
         "MATCH (m:Memory {memory_id: $id}) RETURN m.branch AS branch, m.outdated AS outdated "

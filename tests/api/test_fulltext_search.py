@@ -9,6 +9,7 @@ import pytest
 from quart.typing import TestClientProtocol
 
 from tests.conftest import MASTER, User
+from tests.support.branches import create_branch
 from tests.support.http import error_detail
 from tests.support.memories import contents, fulltext, ids, store, store_batch
 
@@ -163,8 +164,7 @@ async def test_metadata_filter_keeps_the_number_type_family(
 
 async def test_branch_filter(client: TestClientProtocol, user: User) -> None:
     await store(client, user.headers, "jaguar seen on main")
-    response = await client.post("/v1/branches", json={"name": "field-trip"}, headers=user.headers)
-    assert response.status_code == 201, await response.get_data(as_text=True)
+    await create_branch(client, user.headers, "field-trip")
     on_branch = await store(client, user.headers, "jaguar seen on the trip", branch="field-trip")
     assert on_branch["branch"] == "field-trip"
 

@@ -7,6 +7,7 @@ from typing import Any
 from quart.typing import TestClientProtocol
 
 from tests.conftest import MASTER, User, create_user
+from tests.support.branches import create_branch
 from tests.support.http import error_detail
 from tests.support.memories import contents, fulltext, ids, list_all, ranked, store, store_batch
 
@@ -118,8 +119,7 @@ async def test_master_key_acts_only_for_the_named_user(client: TestClientProtoco
 
 async def test_a_user_cannot_name_another_users_branch(client: TestClientProtocol) -> None:
     a, b, _ = await _two_users(client)
-    response = await client.post("/v1/branches", json={"name": "b-only"}, headers=b.headers)
-    assert response.status_code == 201, await response.get_data(as_text=True)
+    await create_branch(client, b.headers, "b-only")
     for request in (
         client.post("/v1/memories", json={"content": "x", "branch": "b-only"}, headers=a.headers),
         client.get("/v1/memories", query_string={"branch": "b-only"}, headers=a.headers),

@@ -14,8 +14,8 @@ from app import create_app
 from app.embedder import SentenceTransformerEmbedder
 from tests.conftest import User, create_user, make_settings
 from tests.support.fake_llm import FakeLlm
-from tests.support.http import error_detail
-from tests.support.memories import contents, list_all, store, store_batch
+from tests.support.http import error_detail, post_created
+from tests.support.memories import contents, correct, list_all, store, store_batch
 
 CONVERSATION = [
     {"role": "system", "content": "You are a helpful assistant."},
@@ -27,19 +27,19 @@ CONVERSATION = [
 ]
 
 
+async def _observed(
+    client: TestClientProtocol, headers: dict[str, str], messages: list[Any], **fields: Any
+) -> dict[str, Any]:
+    return await post_created(client, "/v1/observe", headers, {"messages": messages, **fields})
+
+
 # --- without an LLM ------------------------------------------------------------------------------
 
 
 async def test_observe_without_llm_stores_each_message(
     client: TestClientProtocol, user: User
 ) -> None:
-    response = await client.post(
-        "/v1/observe",
-        json={"messages": CONVERSATION, "session_id": "talk-1"},
-        headers=user.headers,
-    )
-    assert response.status_code == 201, await response.get_data(as_text=True)
-    body = await response.get_json()
+    body = await _observed(client, user.headers, CONVERSATION, session_id="talk-1")
     assert isinstance(body["warning"], str) and body["warning"]
     stored = body["memories"]
     assert contents(stored) == [
@@ -64,9 +64,7 @@ async def test_observe_without_llm_skips_system_and_blank_messages(
         {"role": "user", "content": " \n\t "},
         {"role": "tool", "content": "exit code 0"},
     ]
-    response = await client.post("/v1/observe", json={"messages": messages}, headers=user.headers)
-    assert response.status_code == 201
-    body = await response.get_json()
+    body = await _observed(client, user.headers, messages)
     assert body["memories"] == []
     assert body["warning"]
     assert await list_all(client, user.headers) == []
@@ -135,13 +133,7 @@ async def test_observe_with_llm_stores_distilled_facts_as_t3(llm_app: Quart, llm
             "not an object",
         ]
     }
-    response = await client.post(
-        "/v1/observe",
-        json={"messages": CONVERSATION, "session_id": "talk-2"},
-        headers=owner.headers,
-    )
-    assert response.status_code == 201, await response.get_data(as_text=True)
-    body = await response.get_json()
+    body = await _observed(client, owner.headers, CONVERSATION, session_id="talk-2")
     assert body.get("warning") is None
     stored = body["memories"]
     assert [(m["content"], m["memory_type"]) for m in stored] == [
@@ -195,11 +187,7 @@ async def test_observe_with_llm_and_no_facts_stores_nothing(llm_app: Quart, llm:
     client = llm_app.test_client()
     owner = await create_user(client, "observer")
     llm.reply = {"facts": []}
-    response = await client.post(
-        "/v1/observe", json={"messages": CONVERSATION}, headers=owner.headers
-    )
-    assert response.status_code == 201
-    assert (await response.get_json())["memories"] == []
+    assert (await _observed(client, owner.headers, CONVERSATION))["memories"] == []
     assert await list_all(client, owner.headers) == []
 
 
@@ -232,12 +220,7 @@ async def test_profile_joins_profile_memories_and_counts_by_type(
 
 async def test_profile_follows_corrections(client: TestClientProtocol, user: User) -> None:
     old = await store(client, user.headers, "Name is Ana", memory_type="profile")
-    response = await client.put(
-        f"/v1/memories/{old['memory_id']}/correct",
-        json={"new_content": "Name is Ana Sofia"},
-        headers=user.headers,
-    )
-    assert response.status_code == 200
+    await correct(client, user.headers, old["memory_id"], "Name is Ana Sofia")
     profile = await (await client.get("/v1/profiles/me", headers=user.headers)).get_json()
     assert profile["profile"] == "Name is Ana Sofia"
     assert profile["stats"] == {"profile": 1}

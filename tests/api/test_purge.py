@@ -15,27 +15,12 @@ from app import create_app
 from app.embedder import SentenceTransformerEmbedder
 from tests.conftest import User, create_user, make_settings
 from tests.support.http import error_detail
+from tests.support.memories import page_contents, page_items, store, store_batch, without_confidence
+from tests.support.snapshots import list_snapshots, roll_back, take_snapshot
 
 Headers = dict[str, str]
 PRE_PURGE = re.compile(r"^pre_purge_[0-9a-f]{8}$")
 PRE_DELETE = re.compile(r"^pre_delete_[0-9a-f]{8}$")
-
-
-async def _batch(
-    client: TestClientProtocol, headers: Headers, items: list[dict[str, Any]]
-) -> list[dict[str, Any]]:
-    response = await client.post("/v1/memories/batch", json={"memories": items}, headers=headers)
-    assert response.status_code == 201, await response.get_data(as_text=True)
-    memories: list[dict[str, Any]] = (await response.get_json())["memories"]
-    return memories
-
-
-async def _store(client: TestClientProtocol, headers: Headers, content: str, **fields: Any) -> Any:
-    response = await client.post(
-        "/v1/memories", json={"content": content, **fields}, headers=headers
-    )
-    assert response.status_code == 201, await response.get_data(as_text=True)
-    return await response.get_json()
 
 
 async def _purge(client: TestClientProtocol, headers: Headers, **body: Any) -> dict[str, Any]:
@@ -43,35 +28,6 @@ async def _purge(client: TestClientProtocol, headers: Headers, **body: Any) -> d
     assert response.status_code == 200, await response.get_data(as_text=True)
     result: dict[str, Any] = await response.get_json()
     return result
-
-
-async def _items(client: TestClientProtocol, headers: Headers) -> list[dict[str, Any]]:
-    response = await client.get("/v1/memories", query_string={"limit": 500}, headers=headers)
-    assert response.status_code == 200
-    page = await response.get_json()
-    assert page["next_cursor"] is None
-    items: list[dict[str, Any]] = page["items"]
-    return items
-
-
-async def _contents(client: TestClientProtocol, headers: Headers) -> set[str]:
-    return {item["content"] for item in await _items(client, headers)}
-
-
-async def _snapshots(client: TestClientProtocol, headers: Headers) -> list[dict[str, Any]]:
-    response = await client.get("/v1/snapshots", headers=headers)
-    assert response.status_code == 200
-    listed: list[dict[str, Any]] = await response.get_json()
-    return listed
-
-
-async def _rollback(client: TestClientProtocol, headers: Headers, name: str) -> None:
-    response = await client.post(f"/v1/snapshots/{name}/rollback", headers=headers)
-    assert response.status_code == 200, await response.get_data(as_text=True)
-
-
-def _stable(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    return [{k: v for k, v in item.items() if k != "confidence"} for item in items]
 
 
 MIXED = [
@@ -84,14 +40,14 @@ MIXED = [
 
 
 async def test_purge_by_memory_types_and_roll_back(client: TestClientProtocol, user: User) -> None:
-    await _batch(client, user.headers, MIXED)
-    before = await _items(client, user.headers)
+    await store_batch(client, user.headers, MIXED)
+    before = await page_items(client, user.headers)
     result = await _purge(
         client, user.headers, memory_types=["working", "tool_result"], reason="cleanup"
     )
     assert result["purged"] == 2
     assert PRE_PURGE.match(result["snapshot_name"]), result
-    assert await _contents(client, user.headers) == {
+    assert await page_contents(client, user.headers) == {
         "Jane prefers window seats",
         "Deploy with make release",
         "Jane's sister lives in Oslo",
@@ -102,31 +58,31 @@ async def test_purge_by_memory_types_and_roll_back(client: TestClientProtocol, u
     )
     assert await response.get_json() == []
 
-    listed = {item["name"]: item for item in await _snapshots(client, user.headers)}
+    listed = {item["name"]: item for item in await list_snapshots(client, user.headers)}
     assert listed[result["snapshot_name"]]["kind"] == "safety"
-    await _rollback(client, user.headers, result["snapshot_name"])
-    assert _stable(await _items(client, user.headers)) == _stable(before)
+    await roll_back(client, user.headers, result["snapshot_name"])
+    assert without_confidence(await page_items(client, user.headers)) == without_confidence(before)
 
 
 async def test_purge_by_memory_ids(client: TestClientProtocol, user: User) -> None:
-    stored = await _batch(client, user.headers, MIXED)
+    stored = await store_batch(client, user.headers, MIXED)
     chosen = [stored[0]["memory_id"], stored[4]["memory_id"]]
     result = await _purge(client, user.headers, memory_ids=[*chosen, "0" * 32])
     assert result["purged"] == 2
-    remaining = {item["memory_id"] for item in await _items(client, user.headers)}
+    remaining = {item["memory_id"] for item in await page_items(client, user.headers)}
     assert remaining == {item["memory_id"] for item in stored} - set(chosen)
     # Purging them again finds nothing active.
     assert (await _purge(client, user.headers, memory_ids=chosen))["purged"] == 0
 
 
 async def test_selectors_combine_with_and(client: TestClientProtocol, user: User) -> None:
-    stored = await _batch(client, user.headers, MIXED)
+    stored = await store_batch(client, user.headers, MIXED)
     # The id of a profile memory with the type `working`: nothing matches both.
     result = await _purge(
         client, user.headers, memory_ids=[stored[0]["memory_id"]], memory_types=["working"]
     )
     assert result["purged"] == 0
-    assert len(await _items(client, user.headers)) == 5
+    assert len(await page_items(client, user.headers)) == 5
     result = await _purge(
         client,
         user.headers,
@@ -134,21 +90,21 @@ async def test_selectors_combine_with_and(client: TestClientProtocol, user: User
         memory_types=["working", "semantic"],
     )
     assert result["purged"] == 1
-    assert "Scratch note for today" not in await _contents(client, user.headers)
+    assert "Scratch note for today" not in await page_contents(client, user.headers)
 
 
 async def test_purge_by_session(client: TestClientProtocol, user: User) -> None:
-    await _store(client, user.headers, "Kim asked about flights", session_id="s-1")
-    await _store(client, user.headers, "Kim booked a hotel", session_id="s-1")
-    await _store(client, user.headers, "Kim likes hiking", session_id="s-2")
-    await _store(client, user.headers, "Kim is a teacher")
+    await store(client, user.headers, "Kim asked about flights", session_id="s-1")
+    await store(client, user.headers, "Kim booked a hotel", session_id="s-1")
+    await store(client, user.headers, "Kim likes hiking", session_id="s-2")
+    await store(client, user.headers, "Kim is a teacher")
     result = await _purge(client, user.headers, session_id="s-1")
     assert result["purged"] == 2
-    assert await _contents(client, user.headers) == {"Kim likes hiking", "Kim is a teacher"}
+    assert await page_contents(client, user.headers) == {"Kim likes hiking", "Kim is a teacher"}
 
 
 async def test_purge_by_topic_uses_full_text(client: TestClientProtocol, user: User) -> None:
-    await _batch(
+    await store_batch(
         client,
         user.headers,
         [
@@ -159,7 +115,7 @@ async def test_purge_by_topic_uses_full_text(client: TestClientProtocol, user: U
     )
     result = await _purge(client, user.headers, topic="dentist")
     assert result["purged"] == 2
-    assert await _contents(client, user.headers) == {"Lena enjoys playing chess"}
+    assert await page_contents(client, user.headers) == {"Lena enjoys playing chess"}
     # A topic that matches nothing purges nothing (but is a real selector).
     nothing = await _purge(client, user.headers, topic="volcano")
     assert nothing["purged"] == 0
@@ -168,11 +124,11 @@ async def test_purge_by_topic_uses_full_text(client: TestClientProtocol, user: U
 async def test_purge_before_a_time_without_zone_is_utc(
     client: TestClientProtocol, user: User
 ) -> None:
-    old = await _store(client, user.headers, "Max had a cold last week")
+    old = await store(client, user.headers, "Max had a cold last week")
     await asyncio.sleep(0.05)
     cut = datetime.now(UTC)
     await asyncio.sleep(0.05)
-    new = await _store(client, user.headers, "Max feels fine now")
+    new = await store(client, user.headers, "Max feels fine now")
 
     # A time one hour before the cut, given in UTC+01:00 notation, is still before `old`.
     early = (cut - timedelta(hours=1)).astimezone(timezone(timedelta(hours=1)))
@@ -181,31 +137,31 @@ async def test_purge_before_a_time_without_zone_is_utc(
     naive = cut.replace(tzinfo=None).isoformat()
     result = await _purge(client, user.headers, before=naive)
     assert result["purged"] == 1
-    remaining = {item["memory_id"] for item in await _items(client, user.headers)}
+    remaining = {item["memory_id"] for item in await page_items(client, user.headers)}
     assert remaining == {new["memory_id"]}
     assert old["memory_id"] not in remaining
 
 
 async def test_purge_before_combines_with_type(client: TestClientProtocol, user: User) -> None:
-    await _batch(client, user.headers, MIXED)
+    await store_batch(client, user.headers, MIXED)
     later = (datetime.now(UTC) + timedelta(minutes=5)).replace(tzinfo=None).isoformat()
     result = await _purge(client, user.headers, before=later, memory_types=["profile"])
     assert result["purged"] == 1
-    assert len(await _items(client, user.headers)) == 4
+    assert len(await page_items(client, user.headers)) == 4
 
 
 async def test_purge_without_a_selector_does_nothing(
     client: TestClientProtocol, user: User
 ) -> None:
-    await _batch(client, user.headers, MIXED)
+    await store_batch(client, user.headers, MIXED)
     for body in ({}, {"reason": "just because"}):
         response = await client.post("/v1/memories/purge", json=body, headers=user.headers)
         assert response.status_code == 200
         result = await response.get_json()
         assert result["purged"] == 0
         assert result.get("snapshot_name") is None
-    assert len(await _items(client, user.headers)) == 5
-    assert await _snapshots(client, user.headers) == []
+    assert len(await page_items(client, user.headers)) == 5
+    assert await list_snapshots(client, user.headers) == []
 
 
 @pytest.mark.parametrize(
@@ -222,17 +178,17 @@ async def test_purge_without_a_selector_does_nothing(
 async def test_purge_rejects_invalid_selectors(
     client: TestClientProtocol, user: User, body: dict[str, Any]
 ) -> None:
-    await _store(client, user.headers, "Nora grows tomatoes")
+    await store(client, user.headers, "Nora grows tomatoes")
     response = await client.post("/v1/memories/purge", json=body, headers=user.headers)
     await error_detail(response, 422)
-    assert await _contents(client, user.headers) == {"Nora grows tomatoes"}
+    assert await page_contents(client, user.headers) == {"Nora grows tomatoes"}
 
 
 async def test_delete_takes_a_safety_snapshot_that_restores_the_memory(
     client: TestClientProtocol, user: User
 ) -> None:
-    memory = await _store(client, user.headers, "Oscar's locker code is 1234")
-    before = await _items(client, user.headers)
+    memory = await store(client, user.headers, "Oscar's locker code is 1234")
+    before = await page_items(client, user.headers)
     response = await client.delete(
         f"/v1/memories/{memory['memory_id']}",
         query_string={"reason": "secret"},
@@ -242,18 +198,18 @@ async def test_delete_takes_a_safety_snapshot_that_restores_the_memory(
     deleted = await response.get_json()
     assert deleted["deleted"] is True
     assert PRE_DELETE.match(deleted["snapshot_name"]), deleted
-    assert await _items(client, user.headers) == []
+    assert await page_items(client, user.headers) == []
     again = await client.delete(f"/v1/memories/{memory['memory_id']}", headers=user.headers)
     await error_detail(again, 404)
 
-    listed = {item["name"]: item for item in await _snapshots(client, user.headers)}
+    listed = {item["name"]: item for item in await list_snapshots(client, user.headers)}
     assert listed[deleted["snapshot_name"]]["kind"] == "safety"
-    await _rollback(client, user.headers, deleted["snapshot_name"])
-    assert _stable(await _items(client, user.headers)) == _stable(before)
+    await roll_back(client, user.headers, deleted["snapshot_name"])
+    assert without_confidence(await page_items(client, user.headers)) == without_confidence(before)
 
 
 async def test_purge_rate_limit_is_30_per_minute(client: TestClientProtocol, user: User) -> None:
-    await _store(client, user.headers, "Paul keeps a diary", memory_type="working")
+    await store(client, user.headers, "Paul keeps a diary", memory_type="working")
     for _ in range(30):
         await _purge(client, user.headers, memory_types=["working"])
     response = await client.post(
@@ -274,13 +230,10 @@ async def test_safety_snapshots_beyond_the_setting_are_pruned_oldest_first(
     async with TestApp(service, startup_timeout=120):
         client = service.test_client()
         owner = await create_user(client, "keep3")
-        stored = await _batch(
+        stored = await store_batch(
             client, owner.headers, [{"content": f"Quinn's fact number {n}"} for n in range(5)]
         )
-        user_snapshot = await client.post(
-            "/v1/snapshots", json={"name": "mine"}, headers=owner.headers
-        )
-        assert user_snapshot.status_code == 201
+        await take_snapshot(client, owner.headers, "mine")
         names = []
         for memory in stored:
             response = await client.delete(
@@ -288,13 +241,13 @@ async def test_safety_snapshots_beyond_the_setting_are_pruned_oldest_first(
             )
             assert response.status_code == 200
             names.append((await response.get_json())["snapshot_name"])
-        listed = await _snapshots(client, owner.headers)
+        listed = await list_snapshots(client, owner.headers)
         safety = {item["name"] for item in listed if item["kind"] == "safety"}
         assert safety == set(names[-3:])
         # User snapshots are never pruned.
         assert "mine" in {item["name"] for item in listed}
         # The newest kept safety snapshot still restores exactly its state.
-        await _rollback(client, owner.headers, names[-1])
-        assert await _contents(client, owner.headers) == {"Quinn's fact number 4"}
-        listed = await _snapshots(client, owner.headers)
+        await roll_back(client, owner.headers, names[-1])
+        assert await page_contents(client, owner.headers) == {"Quinn's fact number 4"}
+        listed = await list_snapshots(client, owner.headers)
         assert sum(1 for item in listed if item["kind"] == "safety") == 3

@@ -9,6 +9,7 @@ from quart.typing import TestClientProtocol
 
 from app.services.tuning import MemorySignals, tune
 from tests.conftest import MASTER, User
+from tests.support.feedback import give_feedback
 from tests.support.http import error_detail
 from tests.support.memories import store
 
@@ -31,16 +32,6 @@ async def _ok(response: Any) -> dict[str, Any]:
     assert response.status_code == 200, await response.get_data(as_text=True)
     body: dict[str, Any] = await response.get_json()
     return body
-
-
-async def _signals(
-    client: TestClientProtocol, user: User, memory_id: str, signal: str, times: int
-) -> None:
-    for _ in range(times):
-        response = await client.post(
-            f"/v1/memories/{memory_id}/feedback", json={"signal": signal}, headers=user.headers
-        )
-        assert response.status_code == 201, await response.get_data(as_text=True)
 
 
 async def test_defaults(client: TestClientProtocol, user: User) -> None:
@@ -116,7 +107,7 @@ async def test_malformed_tune_bodies(client: TestClientProtocol, user: User) -> 
 
 async def test_automatic_tuning_needs_ten_signals(client: TestClientProtocol, user: User) -> None:
     memory = await store(client, user.headers, "Deploys happen on Tuesdays")
-    await _signals(client, user, memory["memory_id"], "useful", 9)
+    await give_feedback(client, user.headers, memory["memory_id"], "useful", 9)
     empty_bodies: list[dict[str, Any]] = [
         {},  # no body at all
         {"json": {}},
@@ -141,7 +132,7 @@ async def test_automatic_tuning_needs_ten_signals(client: TestClientProtocol, us
 
 async def test_automatic_tuning_follows_the_rule(client: TestClientProtocol, user: User) -> None:
     memory = await store(client, user.headers, "The VPN needs the new certificate")
-    await _signals(client, user, memory["memory_id"], "useful", 10)
+    await give_feedback(client, user.headers, memory["memory_id"], "useful", 10)
     body = await _ok(await _tune(client, user.headers))
     expected = tune(0.1, [MemorySignals(useful=10)])
     assert expected is not None
@@ -162,8 +153,8 @@ async def test_automatic_tuning_follows_the_rule(client: TestClientProtocol, use
     # Contradictory signals on a second memory lower the target; the weight moves from where
     # it is toward the new target.
     other = await store(client, user.headers, "The VPN needs no certificate")
-    await _signals(client, user, other["memory_id"], "useful", 5)
-    await _signals(client, user, other["memory_id"], "wrong", 5)
+    await give_feedback(client, user.headers, other["memory_id"], "useful", 5)
+    await give_feedback(client, user.headers, other["memory_id"], "wrong", 5)
     body = await _ok(await _tune(client, user.headers, json={}))
     expected = tune(0.2185, [MemorySignals(useful=10), MemorySignals(useful=5, wrong=5)])
     assert expected is not None
@@ -178,8 +169,8 @@ async def test_automatic_tuning_lowers_the_weight_for_contradictory_feedback(
     client: TestClientProtocol, user: User, other_user: User
 ) -> None:
     memory = await store(client, user.headers, "The meeting is at 10")
-    await _signals(client, user, memory["memory_id"], "useful", 6)
-    await _signals(client, user, memory["memory_id"], "wrong", 6)
+    await give_feedback(client, user.headers, memory["memory_id"], "useful", 6)
+    await give_feedback(client, user.headers, memory["memory_id"], "wrong", 6)
     body = await _ok(await _tune(client, user.headers))
     assert body["current"]["feedback_weight"] == 0.0663
     # Another user's feedback and parameters are untouched.

@@ -9,28 +9,14 @@ import pytest
 from quart.typing import TestClientProtocol
 
 from tests.conftest import User
+from tests.support.feedback import give_feedback
 from tests.support.http import error_detail
+from tests.support.memories import correct, page_contents, store, store_batch, without_confidence
+from tests.support.snapshots import list_snapshots, roll_back, take_snapshot
 
 Headers = dict[str, str]
 SAFETY_NAME = re.compile(r"^pre_(rollback|delete|purge)_[0-9a-f]{8}$")
 LONG_TEXT = "The quarterly planning notes say " + "budget review and staffing, " * 12
-
-
-async def _store(client: TestClientProtocol, headers: Headers, content: str, **fields: Any) -> Any:
-    response = await client.post(
-        "/v1/memories", json={"content": content, **fields}, headers=headers
-    )
-    assert response.status_code == 201, await response.get_data(as_text=True)
-    return await response.get_json()
-
-
-async def _snapshot(
-    client: TestClientProtocol, headers: Headers, name: str, **fields: Any
-) -> dict[str, Any]:
-    response = await client.post("/v1/snapshots", json={"name": name, **fields}, headers=headers)
-    assert response.status_code == 201, await response.get_data(as_text=True)
-    body: dict[str, Any] = await response.get_json()
-    return body
 
 
 async def _get(client: TestClientProtocol, headers: Headers, path: str, **query: Any) -> Any:
@@ -40,27 +26,16 @@ async def _get(client: TestClientProtocol, headers: Headers, path: str, **query:
 
 
 async def _listed(client: TestClientProtocol, headers: Headers) -> dict[str, dict[str, Any]]:
-    return {item["name"]: item for item in await _get(client, headers, "/v1/snapshots")}
-
-
-async def _contents(client: TestClientProtocol, headers: Headers) -> set[str]:
-    page = await _get(client, headers, "/v1/memories", limit=500)
-    assert page["next_cursor"] is None
-    return {item["content"] for item in page["items"]}
-
-
-async def _rollback(client: TestClientProtocol, headers: Headers, name: str) -> dict[str, Any]:
-    response = await client.post(f"/v1/snapshots/{name}/rollback", headers=headers)
-    assert response.status_code == 200, await response.get_data(as_text=True)
-    body: dict[str, Any] = await response.get_json()
-    return body
+    return {item["name"]: item for item in await list_snapshots(client, headers)}
 
 
 async def test_create_returns_201_and_the_snapshot_is_listed(
     client: TestClientProtocol, user: User
 ) -> None:
-    await _store(client, user.headers, "Alice prefers tea over coffee")
-    created = await _snapshot(client, user.headers, "before-trip", description="before the trip")
+    await store(client, user.headers, "Alice prefers tea over coffee")
+    created = await take_snapshot(
+        client, user.headers, "before-trip", description="before the trip"
+    )
     assert created["name"] == "before-trip"
     assert created["branch"] == "main"
     assert created["kind"] == "user"
@@ -72,7 +47,7 @@ async def test_create_returns_201_and_the_snapshot_is_listed(
 
 @pytest.mark.parametrize("name", ["a", "Z9", "release-1.2_final", "x" * 64, "..."])
 async def test_valid_names_are_accepted(client: TestClientProtocol, user: User, name: str) -> None:
-    assert (await _snapshot(client, user.headers, name))["name"] == name
+    assert (await take_snapshot(client, user.headers, name))["name"] == name
 
 
 @pytest.mark.parametrize(
@@ -85,8 +60,8 @@ async def test_invalid_names_are_422(client: TestClientProtocol, user: User, nam
 
 
 async def test_duplicate_name_is_409(client: TestClientProtocol, user: User) -> None:
-    first = await _snapshot(client, user.headers, "same")
-    await _store(client, user.headers, "Something changed after the first snapshot")
+    first = await take_snapshot(client, user.headers, "same")
+    await store(client, user.headers, "Something changed after the first snapshot")
     response = await client.post("/v1/snapshots", json={"name": "same"}, headers=user.headers)
     await error_detail(response, 409)
     # The first one is untouched.
@@ -96,9 +71,9 @@ async def test_duplicate_name_is_409(client: TestClientProtocol, user: User) -> 
 async def test_twenty_user_snapshots_at_most_and_safety_ones_do_not_count(
     client: TestClientProtocol, user: User
 ) -> None:
-    memory = await _store(client, user.headers, "A memory to delete later")
+    memory = await store(client, user.headers, "A memory to delete later")
     for number in range(20):
-        await _snapshot(client, user.headers, f"snap-{number}")
+        await take_snapshot(client, user.headers, f"snap-{number}")
     response = await client.post("/v1/snapshots", json={"name": "snap-20"}, headers=user.headers)
     await error_detail(response, 409)
 
@@ -117,31 +92,29 @@ async def test_twenty_user_snapshots_at_most_and_safety_ones_do_not_count(
 
     # Deleting a user snapshot frees a slot.
     assert (await client.delete("/v1/snapshots/snap-0", headers=user.headers)).status_code == 200
-    await _snapshot(client, user.headers, "snap-20")
+    await take_snapshot(client, user.headers, "snap-20")
 
 
 async def test_list_is_newest_first(client: TestClientProtocol, user: User) -> None:
-    await _snapshot(client, user.headers, "first")
-    await _store(client, user.headers, "Bob lives in Lisbon")
-    await _snapshot(client, user.headers, "second")
-    await _store(client, user.headers, "Bob works as a carpenter")
-    await _snapshot(client, user.headers, "third")
-    names = [item["name"] for item in await _get(client, user.headers, "/v1/snapshots")]
+    await take_snapshot(client, user.headers, "first")
+    await store(client, user.headers, "Bob lives in Lisbon")
+    await take_snapshot(client, user.headers, "second")
+    await store(client, user.headers, "Bob works as a carpenter")
+    await take_snapshot(client, user.headers, "third")
+    names = [item["name"] for item in await list_snapshots(client, user.headers)]
     assert names == ["third", "second", "first"]
 
 
 async def test_detail_levels_cut_content_and_show_the_state_at_snapshot_time(
     client: TestClientProtocol, user: User
 ) -> None:
-    long = await _store(client, user.headers, LONG_TEXT, memory_type="procedural")
+    long = await store(client, user.headers, LONG_TEXT, memory_type="procedural")
     assert len(LONG_TEXT) > 200
-    short = await _store(
-        client, user.headers, "Carol is allergic to peanuts", memory_type="profile"
-    )
-    await _store(client, user.headers, "Carol's favourite colour is green", memory_type="profile")
-    await _snapshot(client, user.headers, "three")
+    short = await store(client, user.headers, "Carol is allergic to peanuts", memory_type="profile")
+    await store(client, user.headers, "Carol's favourite colour is green", memory_type="profile")
+    await take_snapshot(client, user.headers, "three")
     # Changes after the snapshot do not show in its detail.
-    await _store(client, user.headers, "A memory stored after the snapshot")
+    await store(client, user.headers, "A memory stored after the snapshot")
     assert (
         await client.delete(f"/v1/memories/{short['memory_id']}", headers=user.headers)
     ).status_code == 200
@@ -172,13 +145,10 @@ async def test_detail_levels_cut_content_and_show_the_state_at_snapshot_time(
 
 
 async def test_detail_pages_with_limit_and_offset(client: TestClientProtocol, user: User) -> None:
-    response = await client.post(
-        "/v1/memories/batch",
-        json={"memories": [{"content": f"Numbered fact {n} about the garden"} for n in range(7)]},
-        headers=user.headers,
+    await store_batch(
+        client, user.headers, [{"content": f"Numbered fact {n} about the garden"} for n in range(7)]
     )
-    assert response.status_code == 201
-    await _snapshot(client, user.headers, "seven")
+    await take_snapshot(client, user.headers, "seven")
     seen: list[str] = []
     for offset in (0, 3, 6):
         body = await _get(
@@ -201,14 +171,14 @@ async def test_detail_pages_with_limit_and_offset(client: TestClientProtocol, us
 async def test_detail_rejects_bad_parameters(
     client: TestClientProtocol, user: User, query: str
 ) -> None:
-    await _snapshot(client, user.headers, "snap")
+    await take_snapshot(client, user.headers, "snap")
     response = await client.get(f"/v1/snapshots/snap?{query}", headers=user.headers)
     await error_detail(response, 422)
 
 
 async def test_deleted_snapshot_is_gone_everywhere(client: TestClientProtocol, user: User) -> None:
-    await _store(client, user.headers, "Dave plays the cello")
-    await _snapshot(client, user.headers, "doomed")
+    await store(client, user.headers, "Dave plays the cello")
+    await take_snapshot(client, user.headers, "doomed")
     response = await client.delete("/v1/snapshots/doomed", headers=user.headers)
     assert response.status_code == 200
     assert (await response.get_json())["name"] == "doomed"
@@ -221,7 +191,7 @@ async def test_deleted_snapshot_is_gone_everywhere(client: TestClientProtocol, u
     ):
         await error_detail(await client.open(path, method=method, headers=user.headers), 404)
     # The memories themselves are untouched.
-    assert await _contents(client, user.headers) == {"Dave plays the cello"}
+    assert await page_contents(client, user.headers) == {"Dave plays the cello"}
 
 
 async def test_unknown_snapshot_is_404(client: TestClientProtocol, user: User) -> None:
@@ -231,24 +201,20 @@ async def test_unknown_snapshot_is_404(client: TestClientProtocol, user: User) -
 async def test_diff_lists_added_removed_and_modified(
     client: TestClientProtocol, user: User
 ) -> None:
-    kept = await _store(client, user.headers, "Erin drives a blue car")
-    doomed = await _store(client, user.headers, "Erin has two cats")
-    fixed = await _store(client, user.headers, "Erin was born in 1980")
-    await _snapshot(client, user.headers, "base")
+    kept = await store(client, user.headers, "Erin drives a blue car")
+    doomed = await store(client, user.headers, "Erin has two cats")
+    fixed = await store(client, user.headers, "Erin was born in 1980")
+    await take_snapshot(client, user.headers, "base")
     empty = await _get(client, user.headers, "/v1/snapshots/base/diff")
     assert (empty["added"], empty["removed"], empty["modified"]) == ([], [], [])
 
-    added = await _store(client, user.headers, "Erin bought a bicycle")
+    added = await store(client, user.headers, "Erin bought a bicycle")
     assert (
         await client.delete(f"/v1/memories/{doomed['memory_id']}", headers=user.headers)
     ).status_code == 200
-    response = await client.put(
-        f"/v1/memories/{fixed['memory_id']}/correct",
-        json={"new_content": "Erin was born in 1981", "reason": "typo"},
-        headers=user.headers,
+    correction = await correct(
+        client, user.headers, fixed["memory_id"], "Erin was born in 1981", reason="typo"
     )
-    assert response.status_code == 200
-    correction = await response.get_json()
 
     diff = await _get(client, user.headers, "/v1/snapshots/base/diff")
     assert diff["snapshot"] == "base"
@@ -269,13 +235,10 @@ async def test_diff_lists_added_removed_and_modified(
 
 
 async def test_diff_limit_truncates_each_list(client: TestClientProtocol, user: User) -> None:
-    await _snapshot(client, user.headers, "empty")
-    response = await client.post(
-        "/v1/memories/batch",
-        json={"memories": [{"content": f"Fact number {n} about Frank"} for n in range(5)]},
-        headers=user.headers,
+    await take_snapshot(client, user.headers, "empty")
+    await store_batch(
+        client, user.headers, [{"content": f"Fact number {n} about Frank"} for n in range(5)]
     )
-    assert response.status_code == 201
     diff = await _get(client, user.headers, "/v1/snapshots/empty/diff", limit=2)
     assert len(diff["added"]) == 2
     assert diff["counts"]["added"] == 5
@@ -291,30 +254,25 @@ async def test_diff_limit_truncates_each_list(client: TestClientProtocol, user: 
 async def test_rollback_restores_exactly_after_its_own_safety_snapshot(
     client: TestClientProtocol, user: User
 ) -> None:
-    first = await _store(client, user.headers, "Grace likes jazz")
-    second = await _store(client, user.headers, "Grace works night shifts")
-    await _snapshot(client, user.headers, "good")
+    first = await store(client, user.headers, "Grace likes jazz")
+    second = await store(client, user.headers, "Grace works night shifts")
+    await take_snapshot(client, user.headers, "good")
     before = await _get(client, user.headers, "/v1/memories", limit=500)
 
-    await _store(client, user.headers, "Grace likes heavy metal")
+    await store(client, user.headers, "Grace likes heavy metal")
     assert (
         await client.delete(f"/v1/memories/{first['memory_id']}", headers=user.headers)
     ).status_code == 200
-    response = await client.put(
-        f"/v1/memories/{second['memory_id']}/correct",
-        json={"new_content": "Grace works day shifts"},
-        headers=user.headers,
-    )
-    assert response.status_code == 200
-    changed = await _contents(client, user.headers)
+    await correct(client, user.headers, second["memory_id"], "Grace works day shifts")
+    changed = await page_contents(client, user.headers)
     assert changed == {"Grace likes heavy metal", "Grace works day shifts"}
 
-    outcome = await _rollback(client, user.headers, "good")
+    outcome = await roll_back(client, user.headers, "good")
     assert outcome["snapshot"] == "good"
     assert SAFETY_NAME.match(outcome["safety_snapshot"])
     assert outcome["safety_snapshot"].startswith("pre_rollback_")
     after = await _get(client, user.headers, "/v1/memories", limit=500)
-    assert _without_confidence(after["items"]) == _without_confidence(before["items"])
+    assert without_confidence(after["items"]) == without_confidence(before["items"])
 
     listed = await _listed(client, user.headers)
     safety = listed[outcome["safety_snapshot"]]
@@ -322,9 +280,9 @@ async def test_rollback_restores_exactly_after_its_own_safety_snapshot(
     assert safety["branch"] == "main"
 
     # The rollback itself can be rolled back through its safety snapshot.
-    undo = await _rollback(client, user.headers, outcome["safety_snapshot"])
+    undo = await roll_back(client, user.headers, outcome["safety_snapshot"])
     assert undo["safety_snapshot"].startswith("pre_rollback_")
-    assert await _contents(client, user.headers) == changed
+    assert await page_contents(client, user.headers) == changed
     # And the diff of the original snapshot shows the changes again.
     diff = await _get(client, user.headers, "/v1/snapshots/good/diff")
     assert diff["counts"] == {"added": 2, "removed": 2, "modified": 0}
@@ -333,15 +291,15 @@ async def test_rollback_restores_exactly_after_its_own_safety_snapshot(
 async def test_rollback_twice_to_the_same_snapshot_changes_nothing_more(
     client: TestClientProtocol, user: User
 ) -> None:
-    await _store(client, user.headers, "Heidi collects stamps")
-    await _snapshot(client, user.headers, "s")
-    await _store(client, user.headers, "Heidi collects coins")
-    await _rollback(client, user.headers, "s")
+    await store(client, user.headers, "Heidi collects stamps")
+    await take_snapshot(client, user.headers, "s")
+    await store(client, user.headers, "Heidi collects coins")
+    await roll_back(client, user.headers, "s")
     once = await _get(client, user.headers, "/v1/memories")
-    again = await _rollback(client, user.headers, "s")
+    again = await roll_back(client, user.headers, "s")
     assert (again["ended"], again["restored"]) == (0, 0)
-    assert _without_confidence((await _get(client, user.headers, "/v1/memories"))["items"]) == (
-        _without_confidence(once["items"])
+    assert without_confidence((await _get(client, user.headers, "/v1/memories"))["items"]) == (
+        without_confidence(once["items"])
     )
     diff = await _get(client, user.headers, "/v1/snapshots/s/diff")
     assert diff["counts"] == {"added": 0, "removed": 0, "modified": 0}
@@ -350,41 +308,27 @@ async def test_rollback_twice_to_the_same_snapshot_changes_nothing_more(
 async def test_snapshot_of_an_empty_state_rolls_back_to_nothing(
     client: TestClientProtocol, user: User
 ) -> None:
-    await _snapshot(client, user.headers, "blank")
-    await _store(client, user.headers, "Ivan speaks Russian")
-    await _store(client, user.headers, "Ivan is learning Japanese")
-    await _rollback(client, user.headers, "blank")
-    assert await _contents(client, user.headers) == set()
+    await take_snapshot(client, user.headers, "blank")
+    await store(client, user.headers, "Ivan speaks Russian")
+    await store(client, user.headers, "Ivan is learning Japanese")
+    await roll_back(client, user.headers, "blank")
+    assert await page_contents(client, user.headers) == set()
     detail = await _get(client, user.headers, "/v1/snapshots/blank")
     assert detail["memory_count"] == 0
     assert detail["by_type"] == {}
 
 
-def _without_confidence(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    return [{k: v for k, v in item.items() if k != "confidence"} for item in items]
-
-
 async def test_rollback_keeps_the_feedback_given_since(
     client: TestClientProtocol, user: User
 ) -> None:
-    stored = await client.post(
-        "/v1/memories", json={"content": "The staging database is db-stage-3"}, headers=user.headers
-    )
-    memory_id = (await stored.get_json())["memory_id"]
-    taken = await client.post(
-        "/v1/snapshots", json={"name": "before-feedback"}, headers=user.headers
-    )
-    assert taken.status_code == 201
-    for _ in range(2):
-        given = await client.post(
-            f"/v1/memories/{memory_id}/feedback", json={"signal": "useful"}, headers=user.headers
-        )
-        assert given.status_code == 201
+    memory = await store(client, user.headers, "The staging database is db-stage-3")
+    memory_id = memory["memory_id"]
+    await take_snapshot(client, user.headers, "before-feedback")
+    await give_feedback(client, user.headers, memory_id, "useful", 2)
     deleted = await client.delete(f"/v1/memories/{memory_id}", headers=user.headers)
     assert deleted.status_code == 200
 
-    rolled = await client.post("/v1/snapshots/before-feedback/rollback", headers=user.headers)
-    assert rolled.status_code == 200
+    await roll_back(client, user.headers, "before-feedback")
 
     listed = await (await client.get("/v1/memories", headers=user.headers)).get_json()
     [restored] = [item for item in listed["items"] if item["memory_id"] == memory_id]

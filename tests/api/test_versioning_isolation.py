@@ -7,25 +7,18 @@ from typing import Any
 from quart.typing import TestClientProtocol
 
 from tests.conftest import MASTER, User
-from tests.support.http import error_detail
-
-Headers = dict[str, str]
-
-
-async def _ok(
-    client: TestClientProtocol, method: str, path: str, headers: Headers, **kwargs: Any
-) -> Any:
-    response = await client.open(path, method=method, headers=headers, **kwargs)
-    assert response.status_code in (200, 201), await response.get_data(as_text=True)
-    return await response.get_json()
+from tests.support.branches import create_branch
+from tests.support.http import error_detail, request_ok
+from tests.support.memories import store, store_batch
+from tests.support.snapshots import list_snapshots, take_snapshot
 
 
 async def _owner_state(client: TestClientProtocol, owner: User) -> dict[str, Any]:
     """The owner's memories, snapshots and branches as they see them."""
-    memories = await _ok(client, "GET", "/v1/memories", owner.headers)
-    snapshots = await _ok(client, "GET", "/v1/snapshots", owner.headers)
-    branches = await _ok(client, "GET", "/v1/branches", owner.headers)
-    on_branch = await _ok(
+    memories = await request_ok(client, "GET", "/v1/memories", owner.headers)
+    snapshots = await list_snapshots(client, owner.headers)
+    branches = await request_ok(client, "GET", "/v1/branches", owner.headers)
+    on_branch = await request_ok(
         client, "GET", "/v1/memories", owner.headers, query_string={"branch": "private"}
     )
     return {
@@ -37,28 +30,18 @@ async def _owner_state(client: TestClientProtocol, owner: User) -> dict[str, Any
 
 
 async def _setup_owner(client: TestClientProtocol, owner: User) -> list[str]:
-    stored = await _ok(
+    stored = await store_batch(
         client,
-        "POST",
-        "/v1/memories/batch",
         owner.headers,
-        json={
-            "memories": [
-                {"content": "Zoe's bank PIN hint is her cat", "memory_type": "profile"},
-                {"content": "Zoe's passport expires in May", "memory_type": "working"},
-            ]
-        },
+        [
+            {"content": "Zoe's bank PIN hint is her cat", "memory_type": "profile"},
+            {"content": "Zoe's passport expires in May", "memory_type": "working"},
+        ],
     )
-    await _ok(client, "POST", "/v1/snapshots", owner.headers, json={"name": "zoe-snap"})
-    await _ok(client, "POST", "/v1/branches", owner.headers, json={"name": "private"})
-    await _ok(
-        client,
-        "POST",
-        "/v1/memories",
-        owner.headers,
-        json={"content": "Zoe plans a surprise party", "branch": "private"},
-    )
-    return [item["memory_id"] for item in stored["memories"]]
+    await take_snapshot(client, owner.headers, "zoe-snap")
+    await create_branch(client, owner.headers, "private")
+    await store(client, owner.headers, "Zoe plans a surprise party", branch="private")
+    return [item["memory_id"] for item in stored]
 
 
 async def test_snapshots_of_another_user_read_as_not_found(
@@ -67,7 +50,7 @@ async def test_snapshots_of_another_user_read_as_not_found(
     await _setup_owner(client, user)
     before = await _owner_state(client, user)
     intruder = other_user.headers
-    assert await _ok(client, "GET", "/v1/snapshots", intruder) == []
+    assert await list_snapshots(client, intruder) == []
     for method, path in (
         ("GET", "/v1/snapshots/zoe-snap"),
         ("GET", "/v1/snapshots/zoe-snap?detail=full"),
@@ -78,9 +61,9 @@ async def test_snapshots_of_another_user_read_as_not_found(
         response = await client.open(path, method=method, headers=intruder)
         await error_detail(response, 404)
     # The same name is free for the other user, and means their own snapshot.
-    mine = await _ok(client, "POST", "/v1/snapshots", intruder, json={"name": "zoe-snap"})
+    mine = await take_snapshot(client, intruder, "zoe-snap")
     assert mine["name"] == "zoe-snap"
-    detail = await _ok(client, "GET", "/v1/snapshots/zoe-snap", intruder)
+    detail = await request_ok(client, "GET", "/v1/snapshots/zoe-snap", intruder)
     assert detail["memory_count"] == 0
     assert await _owner_state(client, user) == before
 
@@ -91,7 +74,7 @@ async def test_branches_of_another_user_read_as_not_found(
     await _setup_owner(client, user)
     before = await _owner_state(client, user)
     intruder = other_user.headers
-    listed = await _ok(client, "GET", "/v1/branches", intruder)
+    listed = await request_ok(client, "GET", "/v1/branches", intruder)
     assert [item["name"] for item in listed["branches"]] == ["main"]
     for method, path, body in (
         ("POST", "/v1/branches/private/checkout", None),
@@ -112,9 +95,9 @@ async def test_branches_of_another_user_read_as_not_found(
         response = await client.open(path, method=method, headers=intruder, **kwargs)
         await error_detail(response, 404)
     # A branch of the same name made by the other user is theirs alone.
-    mine = await _ok(client, "POST", "/v1/branches", intruder, json={"name": "private"})
+    mine = await create_branch(client, intruder, "private")
     assert mine["memory_count"] == 0
-    assert (await _ok(client, "GET", "/v1/branches/private/diff", intruder))["added"] == []
+    assert (await request_ok(client, "GET", "/v1/branches/private/diff", intruder))["added"] == []
     assert await _owner_state(client, user) == before
 
 
@@ -124,9 +107,11 @@ async def test_purging_another_users_memory_ids_purges_nothing(
     ids = await _setup_owner(client, user)
     before = await _owner_state(client, user)
     intruder = other_user.headers
-    result = await _ok(client, "POST", "/v1/memories/purge", intruder, json={"memory_ids": ids})
+    result = await request_ok(
+        client, "POST", "/v1/memories/purge", intruder, json={"memory_ids": ids}
+    )
     assert result["purged"] == 0
-    result = await _ok(
+    result = await request_ok(
         client, "POST", "/v1/memories/purge", intruder, json={"memory_types": ["working"]}
     )
     assert result["purged"] == 0
@@ -151,7 +136,7 @@ async def test_master_key_acts_only_for_the_named_user(
     await _setup_owner(client, user)
     as_owner = {**MASTER, "X-User-Id": user.user_id}
     as_other = {**MASTER, "X-User-Id": other_user.user_id}
-    detail = await _ok(client, "GET", "/v1/snapshots/zoe-snap", as_owner)
+    detail = await request_ok(client, "GET", "/v1/snapshots/zoe-snap", as_owner)
     assert detail["memory_count"] == 2
     await error_detail(await client.get("/v1/snapshots/zoe-snap", headers=as_other), 404)
     await error_detail(await client.post("/v1/branches/private/checkout", headers=as_other), 404)

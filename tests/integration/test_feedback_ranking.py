@@ -14,6 +14,7 @@ import pytest
 from quart.typing import TestClientProtocol
 
 from tests.conftest import User
+from tests.support.feedback import give_feedback
 from tests.support.memories import store
 
 CONTENT = "The quarterly report is due on the first Monday of April"
@@ -36,16 +37,6 @@ async def _set_weight(client: TestClientProtocol, user: User, weight: float) -> 
     assert response.status_code == 200, await response.get_data(as_text=True)
 
 
-async def _signal(
-    client: TestClientProtocol, user: User, memory_id: str, signal: str, times: int
-) -> None:
-    for _ in range(times):
-        response = await client.post(
-            f"/v1/memories/{memory_id}/feedback", json={"signal": signal}, headers=user.headers
-        )
-        assert response.status_code == 201, await response.get_data(as_text=True)
-
-
 async def test_feedback_scales_retrieval_scores_by_the_spec_factors(
     client: TestClientProtocol, user: User
 ) -> None:
@@ -59,8 +50,8 @@ async def test_feedback_scales_retrieval_scores_by_the_spec_factors(
     assert before[liked["memory_id"]] == pytest.approx(before[neutral["memory_id"]], rel=1e-3)
     assert before[disliked["memory_id"]] == pytest.approx(before[neutral["memory_id"]], rel=1e-3)
 
-    await _signal(client, user, liked["memory_id"], "useful", 3)
-    await _signal(client, user, disliked["memory_id"], "wrong", 2)
+    await give_feedback(client, user.headers, liked["memory_id"], "useful", 3)
+    await give_feedback(client, user.headers, disliked["memory_id"], "wrong", 2)
 
     for weight, up, down in ((0.1, 1.3, 0.9), (0.3, 1.9, 0.7)):
         await _set_weight(client, user, weight)
@@ -87,7 +78,7 @@ async def test_the_useful_one_of_two_equal_memories_ranks_first(
     order = [m["memory_id"] for m in await _search(client, user)]
     assert set(order) == {first["memory_id"], second["memory_id"]}
     underdog = order[1]
-    await _signal(client, user, underdog, "useful", 3)
+    await give_feedback(client, user.headers, underdog, "useful", 3)
     results = await _search(client, user)
     assert results[0]["memory_id"] == underdog
     assert results[0]["retrieval_score"] / results[1]["retrieval_score"] == pytest.approx(

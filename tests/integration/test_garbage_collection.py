@@ -10,24 +10,19 @@ from quart.typing import TestClientProtocol
 from app.graph import Graph
 from app.services.snapshots import collect_garbage
 from tests.conftest import User, create_user
+from tests.support.branches import create_branch
+from tests.support.http import request_ok
+from tests.support.memories import correct, page_items, store, store_batch, without_confidence
 from tests.support.neo4j_direct import neo4j_driver, query
+from tests.support.snapshots import roll_back, take_snapshot
 
 __all__ = ["neo4j_driver"]  # the fixture, imported for this module's tests
 
 Headers = dict[str, str]
 
 
-async def _ok(
-    client: TestClientProtocol, method: str, path: str, headers: Headers, **kwargs: Any
-) -> Any:
-    response = await client.open(path, method=method, headers=headers, **kwargs)
-    assert response.status_code in (200, 201), await response.get_data(as_text=True)
-    return await response.get_json()
-
-
 async def _state(client: TestClientProtocol, headers: Headers) -> list[dict[str, Any]]:
-    page = await _ok(client, "GET", "/v1/memories", headers, query_string={"limit": 500})
-    return [{k: v for k, v in item.items() if k != "confidence"} for item in page["items"]]
+    return without_confidence(await page_items(client, headers))
 
 
 async def _versions(driver: AsyncDriver, user_id: str) -> list[tuple[str, int, int]]:
@@ -41,50 +36,33 @@ async def _versions(driver: AsyncDriver, user_id: str) -> list[tuple[str, int, i
     return [(row["content"], row["created"], row["ended"]) for row in rows]
 
 
-async def _correct(
-    client: TestClientProtocol, headers: Headers, memory_id: str, text: str
-) -> dict[str, Any]:
-    body: dict[str, Any] = await _ok(
-        client,
-        "PUT",
-        f"/v1/memories/{memory_id}/correct",
-        headers,
-        json={"new_content": text},
-    )
-    return body
-
-
 async def test_collects_only_versions_no_snapshot_can_see(
     client: TestClientProtocol, user: User, graph: Graph, neo4j_driver: AsyncDriver
 ) -> None:
     headers = user.headers
-    stored = await _ok(
+    stored = await store_batch(
         client,
-        "POST",
-        "/v1/memories/batch",
         headers,
-        json={
-            "memories": [
-                {"content": "Ann drives a van"},
-                {"content": "Ann's van is white"},
-                {"content": "Ann delivers bread"},
-            ]
-        },
+        [
+            {"content": "Ann drives a van"},
+            {"content": "Ann's van is white"},
+            {"content": "Ann delivers bread"},
+        ],
     )
-    van, _, bread = (item["memory_id"] for item in stored["memories"])
-    await _ok(client, "POST", "/v1/snapshots", headers, json={"name": "keep"})
+    van, _, bread = (item["memory_id"] for item in stored)
+    await take_snapshot(client, headers, "keep")
     kept_state = await _state(client, headers)
 
     # Seen by "keep": the first version of the corrected memory.
-    await _correct(client, headers, van, "Ann drives a truck")
+    await correct(client, headers, van, "Ann drives a truck")
     # Seen by nothing: intermediate versions of a memory born and corrected after "keep".
-    later = await _ok(client, "POST", "/v1/memories", headers, json={"content": "Ann has a dog"})
-    second = await _correct(client, headers, later["memory_id"], "Ann has two dogs")
-    await _correct(client, headers, second["memory_id"], "Ann has three dogs")
+    later = await store(client, headers, "Ann has a dog")
+    second = await correct(client, headers, later["memory_id"], "Ann has two dogs")
+    await correct(client, headers, second["memory_id"], "Ann has three dogs")
     # Seen by "keep" and by the deletion's safety snapshot: the deleted memory's last version.
-    deleted = await _ok(client, "DELETE", f"/v1/memories/{bread}", headers)
+    deleted = await request_ok(client, "DELETE", f"/v1/memories/{bread}", headers)
     safety = deleted["snapshot_name"]
-    safety_detail = await _ok(client, "GET", f"/v1/snapshots/{safety}", headers)
+    safety_detail = await request_ok(client, "GET", f"/v1/snapshots/{safety}", headers)
     safety_state_before_delete = {item["content"] for item in safety_detail["memories"]}
     assert "Ann delivers bread" in safety_state_before_delete
 
@@ -110,7 +88,7 @@ async def test_collects_only_versions_no_snapshot_can_see(
     assert await _versions(neo4j_driver, user.user_id) == survivors
 
     # Surviving snapshots still diff and roll back exactly.
-    diff = await _ok(client, "GET", "/v1/snapshots/keep/diff", headers)
+    diff = await request_ok(client, "GET", "/v1/snapshots/keep/diff", headers)
     assert {item["content"] for item in diff["removed"]} == {
         "Ann drives a van",
         "Ann delivers bread",
@@ -119,9 +97,9 @@ async def test_collects_only_versions_no_snapshot_can_see(
         "Ann drives a truck",
         "Ann has three dogs",
     }
-    await _ok(client, "POST", "/v1/snapshots/keep/rollback", headers)
+    await roll_back(client, headers, "keep")
     assert await _state(client, headers) == kept_state
-    await _ok(client, "POST", f"/v1/snapshots/{safety}/rollback", headers)
+    await roll_back(client, headers, safety)
     assert {item["content"] for item in await _state(client, headers)} == safety_state_before_delete
 
 
@@ -129,16 +107,16 @@ async def test_versions_go_when_their_snapshots_are_deleted(
     client: TestClientProtocol, user: User, graph: Graph, neo4j_driver: AsyncDriver
 ) -> None:
     headers = user.headers
-    memory = await _ok(client, "POST", "/v1/memories", headers, json={"content": "Ben bakes"})
-    await _ok(client, "POST", "/v1/snapshots", headers, json={"name": "old"})
-    await _correct(client, headers, memory["memory_id"], "Ben bakes sourdough")
+    memory = await store(client, headers, "Ben bakes")
+    await take_snapshot(client, headers, "old")
+    await correct(client, headers, memory["memory_id"], "Ben bakes sourdough")
     current = await _state(client, headers)
     await collect_garbage(graph)
     assert [content for content, _, _ in await _versions(neo4j_driver, user.user_id)] == [
         "Ben bakes"
     ]
 
-    await _ok(client, "DELETE", "/v1/snapshots/old", headers)
+    await request_ok(client, "DELETE", "/v1/snapshots/old", headers)
     await collect_garbage(graph)
     assert await _versions(neo4j_driver, user.user_id) == []
     # Current memories are never collected.
@@ -150,17 +128,11 @@ async def test_a_snapshot_keeps_versions_of_its_own_branch_only(
 ) -> None:
     owner = await create_user(client, "gc-branch")
     headers = owner.headers
-    memory = await _ok(client, "POST", "/v1/memories", headers, json={"content": "Cleo sings"})
-    await _ok(client, "POST", "/v1/branches", headers, json={"name": "side"})
-    await _ok(client, "POST", "/v1/snapshots", headers, json={"name": "main-now"})
+    memory = await store(client, headers, "Cleo sings")
+    await create_branch(client, headers, "side")
+    await take_snapshot(client, headers, "main-now")
     # Changed on the branch: main's snapshot cannot see the branch's past version.
-    await _ok(
-        client,
-        "PUT",
-        f"/v1/memories/{memory['memory_id']}/correct",
-        headers,
-        json={"new_content": "Cleo sings opera", "branch": "side"},
-    )
+    await correct(client, headers, memory["memory_id"], "Cleo sings opera", branch="side")
     await collect_garbage(graph)
     rows = await query(
         neo4j_driver,
@@ -168,7 +140,7 @@ async def test_a_snapshot_keeps_versions_of_its_own_branch_only(
         user_id=owner.user_id,
     )
     assert rows == []
-    side = await _ok(client, "GET", "/v1/memories", headers, query_string={"branch": "side"})
+    side = await request_ok(client, "GET", "/v1/memories", headers, query_string={"branch": "side"})
     assert [item["content"] for item in side["items"]] == ["Cleo sings opera"]
-    main_diff = await _ok(client, "GET", "/v1/snapshots/main-now/diff", headers)
+    main_diff = await request_ok(client, "GET", "/v1/snapshots/main-now/diff", headers)
     assert main_diff["counts"] == {"added": 0, "removed": 0, "modified": 0}

@@ -7,6 +7,10 @@ from typing import Any
 from quart.typing import TestClientProtocol
 
 from tests.conftest import User
+from tests.support.branches import create_branch
+from tests.support.http import request_ok
+from tests.support.memories import correct, store_batch
+from tests.support.snapshots import list_snapshots, roll_back, take_snapshot
 
 Headers = dict[str, str]
 
@@ -30,21 +34,13 @@ QUERIES = [
 ]
 
 
-async def _ok(
-    client: TestClientProtocol, method: str, path: str, headers: Headers, **kwargs: Any
-) -> Any:
-    response = await client.open(path, method=method, headers=headers, **kwargs)
-    assert response.status_code in (200, 201), await response.get_data(as_text=True)
-    return await response.get_json()
-
-
 async def _answers(
     client: TestClientProtocol, headers: Headers, branch: str | None = None
 ) -> list[list[tuple[str, str]]]:
     answers = []
     for mode, body in QUERIES:
         request = {**body, **({"branch": branch} if branch else {})}
-        found = await _ok(client, "POST", f"/v1/memories/{mode}", headers, json=request)
+        found = await request_ok(client, "POST", f"/v1/memories/{mode}", headers, json=request)
         answers.append([(item["memory_id"], item["content"]) for item in found])
     return answers
 
@@ -55,7 +51,7 @@ async def _change_everything(
     """New relevant memories, a correction, a deletion and a purge."""
     extra = {"branch": branch} if branch else {}
     query = {"branch": branch} if branch else {}
-    await _ok(
+    await request_ok(
         client,
         "POST",
         "/v1/memories/batch",
@@ -69,17 +65,13 @@ async def _change_everything(
             **extra,
         },
     )
-    await _ok(
-        client,
-        "PUT",
-        f"/v1/memories/{stored[2]['memory_id']}/correct",
-        headers,
-        json={"new_content": "Mia orders red curry with chicken", **extra},
+    await correct(
+        client, headers, stored[2]["memory_id"], "Mia orders red curry with chicken", **extra
     )
-    await _ok(
+    await request_ok(
         client, "DELETE", f"/v1/memories/{stored[6]['memory_id']}", headers, query_string=query
     )
-    await _ok(
+    await request_ok(
         client,
         "POST",
         "/v1/memories/purge",
@@ -91,12 +83,10 @@ async def _change_everything(
 async def test_rollback_brings_back_the_same_answers_in_the_same_order(
     client: TestClientProtocol, user: User
 ) -> None:
-    stored = (
-        await _ok(client, "POST", "/v1/memories/batch", user.headers, json={"memories": FACTS})
-    )["memories"]
+    stored = await store_batch(client, user.headers, FACTS)
     at_snapshot = await _answers(client, user.headers)
     assert all(at_snapshot), at_snapshot  # every query found something
-    await _ok(client, "POST", "/v1/snapshots", user.headers, json={"name": "before"})
+    await take_snapshot(client, user.headers, "before")
 
     await _change_everything(client, user.headers, stored, None)
     changed = await _answers(client, user.headers)
@@ -105,34 +95,30 @@ async def test_rollback_brings_back_the_same_answers_in_the_same_order(
     ]
     assert len(differing) >= 4, (at_snapshot, changed)
 
-    await _ok(client, "POST", "/v1/snapshots/before/rollback", user.headers)
+    await roll_back(client, user.headers, "before")
     assert await _answers(client, user.headers) == at_snapshot
 
     # The rollback is undone through its safety snapshot: the changed answers return.
-    listed = await _ok(client, "GET", "/v1/snapshots", user.headers)
+    listed = await list_snapshots(client, user.headers)
     undo = next(item["name"] for item in listed if item["name"].startswith("pre_rollback_"))
-    await _ok(client, "POST", f"/v1/snapshots/{undo}/rollback", user.headers)
+    await roll_back(client, user.headers, undo)
     assert await _answers(client, user.headers) == changed
 
 
 async def test_rollback_on_a_branch_restores_its_answers_and_leaves_main_alone(
     client: TestClientProtocol, user: User
 ) -> None:
-    stored = (
-        await _ok(client, "POST", "/v1/memories/batch", user.headers, json={"memories": FACTS})
-    )["memories"]
-    await _ok(client, "POST", "/v1/branches", user.headers, json={"name": "trial"})
+    stored = await store_batch(client, user.headers, FACTS)
+    await create_branch(client, user.headers, "trial")
     on_main = await _answers(client, user.headers)
     at_snapshot = await _answers(client, user.headers, "trial")
     # The branch's copies answer like main (same memories, same ids).
     assert at_snapshot == on_main
-    await _ok(
-        client, "POST", "/v1/snapshots", user.headers, json={"name": "trial-0", "branch": "trial"}
-    )
+    await take_snapshot(client, user.headers, "trial-0", branch="trial")
     await _change_everything(client, user.headers, stored, "trial")
     assert await _answers(client, user.headers, "trial") != at_snapshot
     assert await _answers(client, user.headers) == on_main
 
-    await _ok(client, "POST", "/v1/snapshots/trial-0/rollback", user.headers)
+    await roll_back(client, user.headers, "trial-0")
     assert await _answers(client, user.headers, "trial") == at_snapshot
     assert await _answers(client, user.headers) == on_main

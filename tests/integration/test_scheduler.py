@@ -20,6 +20,7 @@ from app.graph import Graph
 from app.scheduler import ScheduledJob, Scheduler, collect_garbage, cron_trigger, job_table
 from app.services import feedback
 from tests.conftest import User, make_settings
+from tests.support.feedback import give_feedback
 from tests.support.memories import store
 from tests.support.neo4j_direct import neo4j_driver, query
 from tests.support.service_process import ServiceProcess, start_service
@@ -187,13 +188,7 @@ async def test_autotune_job_tunes_users_with_new_feedback_only(
     client: TestClientProtocol, user: User, graph: Graph
 ) -> None:
     memory = await store(client, user.headers, "The build cache lives on the NAS")
-    for _ in range(10):
-        response = await client.post(
-            f"/v1/memories/{memory['memory_id']}/feedback",
-            json={"signal": "useful"},
-            headers=user.headers,
-        )
-        assert response.status_code == 201
+    await give_feedback(client, user.headers, memory["memory_id"], "useful", 10)
 
     async def params() -> dict[str, Any]:
         body: dict[str, Any] = await (
@@ -214,12 +209,7 @@ async def test_autotune_job_tunes_users_with_new_feedback_only(
     await feedback.autotune_all(graph)
     assert await params() == tuned
 
-    response = await client.post(
-        f"/v1/memories/{memory['memory_id']}/feedback",
-        json={"signal": "useful"},
-        headers=user.headers,
-    )
-    assert response.status_code == 201
+    await give_feedback(client, user.headers, memory["memory_id"], "useful")
     await feedback.autotune_all(graph)
     retuned = await params()
     assert retuned["tuned_signals"] == 11
@@ -274,13 +264,7 @@ async def test_two_processes_run_each_scheduled_run_once_and_hand_over(
 ) -> None:
     # A user whose feedback the scheduled job will tune.
     memory = await store(client, user.headers, "The on-call phone is in the top drawer")
-    for _ in range(10):
-        response = await client.post(
-            f"/v1/memories/{memory['memory_id']}/feedback",
-            json={"signal": "wrong"},
-            headers=user.headers,
-        )
-        assert response.status_code == 201
+    await give_feedback(client, user.headers, memory["memory_id"], "wrong", 10)
 
     since = datetime.now(UTC).replace(microsecond=0)
     tag = uuid.uuid4().hex[:6]

@@ -8,7 +8,7 @@ from neo4j import AsyncDriver
 from quart.typing import TestClientProtocol
 
 from tests.conftest import User
-from tests.support.memories import store, store_batch
+from tests.support.memories import correct, store, store_batch
 from tests.support.neo4j_direct import neo4j_driver, query
 
 __all__ = ["neo4j_driver"]
@@ -70,13 +70,9 @@ async def test_correction_ends_the_old_node_and_moves_its_relationships(
     [before] = await _nodes(neo4j_driver, old["memory_id"])
     seq = await _seq(neo4j_driver, user.user_id)
 
-    response = await client.put(
-        f"/v1/memories/{old['memory_id']}/correct",
-        json={"new_content": "The meeting room is C7", "reason": "moved"},
-        headers=user.headers,
+    new = await correct(
+        client, user.headers, old["memory_id"], "The meeting room is C7", reason="moved"
     )
-    assert response.status_code == 200
-    new = await response.get_json()
     assert await _seq(neo4j_driver, user.user_id) == seq + 1
 
     # The pre-change node is now a past version, its properties untouched but for ended_seq.

@@ -1,4 +1,4 @@
-"""Assertions on HTTP responses of the service."""
+"""Generic HTTP helpers: error responses, requests that must succeed, keys and bearer headers."""
 
 from __future__ import annotations
 
@@ -21,16 +21,32 @@ async def error_detail(response: Any, status: int) -> str:
     return str(body["detail"])
 
 
+async def post_created(
+    client: TestClientProtocol, path: str, headers: dict[str, str], body: dict[str, Any]
+) -> dict[str, Any]:
+    """POSTs a JSON body, asserts 201, and returns the created resource."""
+    response = await client.post(path, json=body, headers=headers)
+    assert response.status_code == 201, await response.get_data(as_text=True)
+    created: dict[str, Any] = await response.get_json()
+    return created
+
+
+async def request_ok(
+    client: TestClientProtocol, method: str, path: str, headers: dict[str, str], **kwargs: Any
+) -> Any:
+    """Sends one request, asserts 200 or 201, and returns the JSON body."""
+    response = await client.open(path, method=method, headers=headers, **kwargs)
+    assert response.status_code in (200, 201), await response.get_data(as_text=True)
+    return await response.get_json()
+
+
 async def issue_key(
     client: TestClientProtocol, user_id: str, name: str = "test", **extra: Any
 ) -> dict[str, Any]:
     """Issues a key with the master key and returns the 201 body (with raw_key)."""
-    response = await client.post(
-        "/auth/keys", json={"user_id": user_id, "name": name, **extra}, headers=MASTER
+    return await post_created(
+        client, "/auth/keys", MASTER, {"user_id": user_id, "name": name, **extra}
     )
-    assert response.status_code == 201, await response.get_data(as_text=True)
-    body: dict[str, Any] = await response.get_json()
-    return body
 
 
 def bearer(raw_key: str) -> dict[str, str]:

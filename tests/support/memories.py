@@ -1,10 +1,12 @@
-"""HTTP helpers for the memory endpoints: store, batch, list, retrieve and full-text search."""
+"""HTTP helpers for the memory endpoints: store, correct, list, retrieve and full-text search."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from quart.typing import TestClientProtocol
+
+from tests.support.http import post_created
 
 Headers = dict[str, str]
 
@@ -13,12 +15,7 @@ async def store(
     client: TestClientProtocol, headers: Headers, content: str, **fields: Any
 ) -> dict[str, Any]:
     """Stores one new memory (asserts 201) and returns it."""
-    response = await client.post(
-        "/v1/memories", json={"content": content, **fields}, headers=headers
-    )
-    assert response.status_code == 201, await response.get_data(as_text=True)
-    body: dict[str, Any] = await response.get_json()
-    return body
+    return await post_created(client, "/v1/memories", headers, {"content": content, **fields})
 
 
 async def store_batch(
@@ -30,6 +27,41 @@ async def store_batch(
     memories: list[dict[str, Any]] = (await response.get_json())["memories"]
     assert len(memories) == len(items)
     return memories
+
+
+async def correct(
+    client: TestClientProtocol, headers: Headers, memory_id: str, new_content: str, **fields: Any
+) -> dict[str, Any]:
+    """Corrects one memory (asserts 200) and returns the new memory."""
+    response = await client.put(
+        f"/v1/memories/{memory_id}/correct",
+        json={"new_content": new_content, **fields},
+        headers=headers,
+    )
+    assert response.status_code == 200, await response.get_data(as_text=True)
+    body: dict[str, Any] = await response.get_json()
+    return body
+
+
+async def page_items(
+    client: TestClientProtocol, headers: Headers, branch: str | None = None
+) -> list[dict[str, Any]]:
+    """The items of one list page of up to 500 (asserts 200 and that no next page follows)."""
+    query: dict[str, Any] = {"limit": 500}
+    if branch is not None:
+        query["branch"] = branch
+    response = await client.get("/v1/memories", query_string=query, headers=headers)
+    assert response.status_code == 200, await response.get_data(as_text=True)
+    page = await response.get_json()
+    assert page["next_cursor"] is None
+    items: list[dict[str, Any]] = page["items"]
+    return items
+
+
+async def page_contents(
+    client: TestClientProtocol, headers: Headers, branch: str | None = None
+) -> set[str]:
+    return {item["content"] for item in await page_items(client, headers, branch)}
 
 
 async def list_all(
@@ -86,3 +118,8 @@ def contents(memories: list[dict[str, Any]]) -> list[str]:
 
 def ids(memories: list[dict[str, Any]]) -> list[str]:
     return [memory["memory_id"] for memory in memories]
+
+
+def without_confidence(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The items without their confidence, which decays with time between two reads."""
+    return [{k: v for k, v in item.items() if k != "confidence"} for item in items]

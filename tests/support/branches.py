@@ -1,0 +1,24 @@
+"""HTTP helpers for the branch endpoints: create and check out."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from quart.typing import TestClientProtocol
+
+from tests.support.http import post_created, request_ok
+
+Headers = dict[str, str]
+
+
+async def create_branch(
+    client: TestClientProtocol, headers: Headers, name: str, **fields: Any
+) -> dict[str, Any]:
+    """Creates a branch (asserts 201) and returns it."""
+    return await post_created(client, "/v1/branches", headers, {"name": name, **fields})
+
+
+async def check_out(client: TestClientProtocol, headers: Headers, name: str) -> None:
+    """Checks a branch out and asserts it became the active one."""
+    body = await request_ok(client, "POST", f"/v1/branches/{name}/checkout", headers)
+    assert body["active_branch"] == name
