@@ -227,6 +227,9 @@ async def test_explain_verbose_reports_component_scores(
         assert row["score"] == pytest.approx(product * row["recency"] * row["session"])
     top = ranking[0]
     assert top["text_score"] is not None and top["vector_score"] is not None
+    assert results[0]["content"] == "Plays tennis with friends every Saturday"
+    assert top["text_coverage"] == 1.0  # "tennis" and "saturday"; "on" is a stop word
+    assert all(0.0 <= row["text_coverage"] <= 1.0 for row in ranking)
     assert "timings_ms" in body["explain"]
     assert "plan" not in body["explain"]
 
