@@ -157,16 +157,18 @@ def master_headers(user_id: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {MASTER_KEY}", "X-User-Id": user_id}
 
 
-def settings(uri: str) -> Any:
+def settings(uri: str, **overrides: Any) -> Any:
+    """The service's settings for an in-process app: no scheduler, no rate limits."""
     from app.config import Settings
 
-    return Settings(
-        master_key=MASTER_KEY,
-        neo4j_uri=uri,
-        scheduler_enabled=False,
-        rate_limits_enabled=False,
-        instance_id="bench",
-    )
+    values: dict[str, Any] = {
+        "master_key": MASTER_KEY,
+        "neo4j_uri": uri,
+        "scheduler_enabled": False,
+        "rate_limits_enabled": False,
+        "instance_id": "bench",
+    }
+    return Settings(**(values | overrides))
 
 
 @contextlib.asynccontextmanager

@@ -38,7 +38,7 @@ from data.quality_set import STOPWORDS, STYLES, QualitySet, build
 
 from app.embedder import SentenceTransformerEmbedder
 from app.services import retrieval
-from app.services.query_text import LUCENE_STOP_WORDS, coverage
+from app.services.query_text import LUCENE_STOP_WORDS, content_words, coverage
 
 METHODS = ("vector", "fulltext", "hybrid")
 BATCH = 100
@@ -132,7 +132,7 @@ def fuse(
         cosine = 2 * vector_scores[memory_id] - 1 if memory_id in vector_scores else 0.0
         text_part = text_scores.get(memory_id, 0.0) / best_text if best_text > 0 else 0.0
         if variant.coverage is not None and text_part:
-            text_part *= coverage(query, contents[memory_id], variant.coverage)
+            text_part *= coverage(content_words(query, variant.coverage), contents[memory_id])
         weight = variant.vector_weight
         scores[memory_id] = weight * max(0.0, cosine) + (1 - weight) * text_part
     return sorted(scores, key=lambda memory_id: (-scores[memory_id], memory_id))[:TOP_K]

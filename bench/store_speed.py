@@ -318,6 +318,15 @@ async def measure(uri: str, embedder: SentenceTransformerEmbedder, service: comm
     common.log("profile: the Neo4j write of a batch from this process")
     writes = await neo4j_write(uri, embedder, texts, run_id)
 
+    encode_rows: list[list[Any]] = [
+        [f"raw encode_now, {label}", len(times) * BATCH, sum(times), rate, times]
+        for label, rate, times in (
+            ("100/batch (before)", raw_before, raw_times),
+            (f"1 torch thread (not {threads})", raw_one, raw_one_times),
+            ("100/batch, interleaved with batch calls", raw_paired, paired),
+            ("100/batch (after)", raw_after, raw_times_after),
+        )
+    ]
     print("\nStore throughput (memories/second); the service runs as its own process")
     print(common.code_state())
     for line in loads:
@@ -328,41 +337,7 @@ async def measure(uri: str, embedder: SentenceTransformerEmbedder, service: comm
             ["scenario", "memories", "seconds", "memories/s", "p50 ms/call", "p95 ms/call"],
             [
                 [name, n, e, r, common.median(lat) * 1000, common.percentile(lat, 95) * 1000]
-                for name, n, e, r, lat in rows
-            ]
-            + [
-                [
-                    "raw encode_now, 100/batch (before)",
-                    len(encode_texts),
-                    sum(raw_times),
-                    raw_before,
-                    common.median(raw_times) * 1000,
-                    common.percentile(raw_times, 95) * 1000,
-                ],
-                [
-                    f"raw encode_now, 1 torch thread (not {threads})",
-                    len(raw_one_times) * BATCH,
-                    sum(raw_one_times),
-                    raw_one,
-                    common.median(raw_one_times) * 1000,
-                    common.percentile(raw_one_times, 95) * 1000,
-                ],
-                [
-                    "raw encode_now, 100/batch, interleaved with batch calls",
-                    len(paired) * BATCH,
-                    sum(paired),
-                    raw_paired,
-                    common.median(paired) * 1000,
-                    common.percentile(paired, 95) * 1000,
-                ],
-                [
-                    "raw encode_now, 100/batch (after)",
-                    len(encode_texts),
-                    sum(raw_times_after),
-                    raw_after,
-                    common.median(raw_times_after) * 1000,
-                    common.percentile(raw_times_after, 95) * 1000,
-                ],
+                for name, n, e, r, lat in rows + encode_rows
             ],
         )
     )

@@ -37,11 +37,11 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import common
 import neo4j
 from quart.testing.app import TestApp
 
 from app import create_app
-from app.config import Settings
 from app.embedder import SentenceTransformerEmbedder
 from app.graph import Graph, load_queries
 from app.services import branches, memories, snapshots
@@ -50,7 +50,6 @@ from app.services.scope import Caller
 
 ROOT = Path(__file__).resolve().parent.parent
 BOLT, HTTP = 32687, 32474
-MASTER_KEY = "bench-master-key-0123456789abcdef"
 # BENCH_SIZES="1000,5000" for a quick trial run.
 SIZES = tuple(int(n) for n in os.environ.get("BENCH_SIZES", "1000,10000,100000").split(","))
 INSERT_BATCH = 2_000
@@ -121,17 +120,6 @@ def database() -> Iterator[str]:
     finally:
         log("stopping and removing the benchmark Neo4j")
         remove()
-
-
-def settings(uri: str) -> Settings:
-    return Settings(
-        master_key=MASTER_KEY,
-        neo4j_uri=uri,
-        scheduler_enabled=False,
-        rate_limits_enabled=False,
-        instance_id="bench-versioning",
-        safety_snapshots_kept=SAFETY_KEPT,
-    )
 
 
 def content(rng: random.Random, n: int) -> str:
@@ -318,7 +306,10 @@ def code_state() -> str:
 async def run(uri: str) -> None:
     log("loading the embedding model")
     embedder = SentenceTransformerEmbedder()
-    app = create_app(settings(uri), embedder=embedder)
+    app = create_app(
+        common.settings(uri, instance_id="bench-versioning", safety_snapshots_kept=SAFETY_KEPT),
+        embedder=embedder,
+    )
     driver = neo4j.AsyncGraphDatabase.driver(uri, auth=None, notifications_min_severity="OFF")
     user_id = f"bench-versioning-{uuid.uuid4().hex[:8]}"
     results: dict[int, dict[str, list[float]]] = {}

@@ -59,10 +59,14 @@ def lucene_query(text: str, user_id: str) -> str | None:
     return f"content:({words} {NO_MATCH_TERM}) AND user_id:{_phrase(user_id)}"
 
 
-def coverage(query: str, content: str, stop_words: frozenset[str] = LUCENE_STOP_WORDS) -> float:
-    """The share of the query's distinct words, stop words aside, that occur in `content`
-    (0.0 for a query of stop words only: a text match on those says nothing)."""
-    wanted = set(WORD.findall(query.casefold())) - stop_words
+def content_words(query: str, stop_words: frozenset[str] = LUCENE_STOP_WORDS) -> frozenset[str]:
+    """The query's distinct words, case-folded, stop words aside."""
+    return frozenset(WORD.findall(query.casefold())) - stop_words
+
+
+def coverage(wanted: frozenset[str], content: str) -> float:
+    """The share of `wanted` (a query's content_words) that occurs in `content` (0.0 when
+    nothing is wanted: a text match on stop words alone says nothing)."""
     if not wanted:
         return 0.0
     return len(wanted.intersection(WORD.findall(content.casefold()))) / len(wanted)

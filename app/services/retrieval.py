@@ -11,7 +11,7 @@ from app.graph import Graph, packed_vector
 from app.models.memories import Explain, FulltextRequest, Memory, RetrieveRequest
 from app.services import confidence, ranking
 from app.services.memories import to_memory
-from app.services.query_text import coverage, lucene_query
+from app.services.query_text import content_words, coverage, lucene_query
 from app.services.scope import Caller, scope_for
 
 DEFAULT_TOP_K = {"retrieve": 5, "search": 10}
@@ -24,7 +24,7 @@ FULLTEXT_MAX_FETCH = 100_000
 
 
 def _candidate(
-    row: dict[str, Any], query: str, session_id: str | None, now: datetime
+    row: dict[str, Any], query_words: frozenset[str], session_id: str | None, now: datetime
 ) -> ranking.Candidate:
     memory = row["memory"]
     vector_score = row["vector_score"]
@@ -33,7 +33,7 @@ def _candidate(
         memory_id=memory["memory_id"],
         cosine=None if vector_score is None else 2.0 * vector_score - 1.0,
         text_score=text_score,
-        text_coverage=coverage(query, memory["content"]) if text_score is not None else 0.0,
+        text_coverage=coverage(query_words, memory["content"]) if text_score is not None else 0.0,
         confidence=confidence.decayed(
             memory["initial_confidence"],
             memory["trust_tier"],
@@ -86,7 +86,8 @@ async def hybrid(
     weight = found["feedback_weight"]
     if weight is None:
         weight = DEFAULT_FEEDBACK_WEIGHT
-    candidates = [_candidate(row, request.query, session_id, now) for row in rows]
+    query_words = content_words(request.query)
+    candidates = [_candidate(row, query_words, session_id, now) for row in rows]
     ranked = ranking.rank(
         candidates,
         feedback_weight=weight,

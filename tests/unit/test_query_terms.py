@@ -10,6 +10,7 @@ from app.services.query_text import (
     MAX_QUERY_TERMS,
     NO_MATCH_TERM,
     SYNTAX_CHARACTERS,
+    content_words,
     coverage,
     escape,
     lucene_query,
@@ -135,4 +136,4 @@ def test_user_id_is_an_escaped_phrase(user_id: str, phrase: str) -> None:
 def test_coverage_is_the_share_of_query_words_a_text_holds(
     query: str, content: str, expected: float
 ) -> None:
-    assert coverage(query, content) == pytest.approx(expected)
+    assert coverage(content_words(query), content) == pytest.approx(expected)
