@@ -1,26 +1,25 @@
-"""create_app(): the one composition root (settings, driver, embedder, scheduler, blueprints)."""
+"""create_app(): the one composition root (registry, startup checks, scheduler, blueprints)."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import socket
-import uuid
 
 from quart import Quart
 from quart_schema import QuartSchema
 
-from app.api import admin, branches, feedback, health, keys, memories, snapshots
+from app import query_names
+from app.api import admin, branches, context, feedback, health, keys, memories, snapshots
 from app.api import errors as http_errors
+from app.api.bodies import JsonRequest
+from app.api.openapi import OpenApi
 from app.config import Settings
-from app.deps import Deps
-from app.embedder import Embedder, SentenceTransformerEmbedder
+from app.embedder import Embedder
 from app.errors import Unavailable
 from app.graph import Graph
-from app.llm import LlmClient
 from app.migrations import apply as apply_migrations
 from app.migrations import ensure_vector_index
-from app.ratelimit import RateLimiter
+from app.registry import Registry
 from app.scheduler import Scheduler
 
 log = logging.getLogger(__name__)
@@ -42,43 +41,24 @@ def create_app(settings: Settings | None = None, embedder: Embedder | None = Non
 
     Tests and benchmarks pass one `embedder` to many apps so the model loads once.
     """
-    settings = settings or Settings()  # read from the environment
-    embedder = embedder or SentenceTransformerEmbedder(
-        settings.embedding_model, settings.embedding_cache_size
-    )
-    llm = (
-        LlmClient(
-            settings.llm_base_url,
-            settings.llm_api_key.get_secret_value(),
-            settings.llm_model,
-            settings.llm_timeout_s,
-        )
-        if settings.llm_enabled
-        else None
-    )
+    registry = Registry.build(settings or Settings(), embedder)  # Settings() reads the env
+    query_names.check(registry.graph.query_names)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
 
     app = Quart(__name__)
-    app.config["MAX_CONTENT_LENGTH"] = settings.max_body_bytes
-    QuartSchema(app, openapi_path="/openapi.json", info={"title": "Memory service", "version": "1"})
-
-    graph = Graph.connect(
-        settings.neo4j_uri,
-        settings.neo4j_user,
-        settings.neo4j_password.get_secret_value(),
-        settings.neo4j_database,
+    app.request_class = JsonRequest
+    app.config["MAX_CONTENT_LENGTH"] = registry.settings.max_body_bytes
+    # Response models are dumped as JSON values (ISO timestamps, not HTTP dates).
+    app.config["QUART_SCHEMA_PYDANTIC_DUMP_OPTIONS"] = {"mode": "json"}
+    QuartSchema(
+        app,
+        openapi_path="/openapi.json",
+        info={"title": "Memory service", "version": "1"},
+        openapi_provider_class=OpenApi,
     )
-    instance_id = settings.instance_id or f"{socket.gethostname()}-{uuid.uuid4().hex[:8]}"
-    app.extensions["deps"] = Deps(
-        settings=settings,
-        graph=graph,
-        limiter=RateLimiter(settings.rate_limit_storage_uri, settings.rate_limits_enabled),
-        instance_id=instance_id,
-        embedder=embedder,
-        llm=llm,
-    )
+    app.extensions[context.EXTENSION] = registry
 
-    scheduler = Scheduler(graph, settings, instance_id) if settings.scheduler_enabled else None
+    scheduler = Scheduler(registry) if registry.settings.scheduler_enabled else None
 
     for module in (health, keys, admin, memories, snapshots, branches, feedback):
         app.register_blueprint(module.blueprint)
@@ -86,19 +66,17 @@ def create_app(settings: Settings | None = None, embedder: Embedder | None = Non
 
     @app.before_serving
     async def start() -> None:
-        await _wait_for_database(graph)
-        await apply_migrations(graph)
-        await ensure_vector_index(graph, embedder.dimensions)
+        await _wait_for_database(registry.graph)
+        await apply_migrations(registry.graph)
+        await ensure_vector_index(registry.graph, registry.embedder.dimensions)
         if scheduler is not None:
             await scheduler.start()
-        log.info("memory service %s ready", instance_id)
+        log.info("memory service %s ready", registry.instance_id)
 
     @app.after_serving
     async def stop() -> None:
         if scheduler is not None:
             await scheduler.stop()
-        if llm is not None:
-            await llm.close()
-        await graph.close()
+        await registry.close()
 
     return app

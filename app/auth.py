@@ -10,13 +10,14 @@ from typing import Literal, ParamSpec, TypeVar
 
 from quart import g, request
 
-from app.deps import deps
+from app.api.context import registry
 from app.errors import Forbidden, Invalid, Unauthenticated
 from app.ratelimit import OperationClass
 from app.services import keys
-from app.services.scope import Caller
+from app.services.scope import MAIN, Caller
 
-Scope = Literal["master", "user"]
+# Who may call a route: the master key only, or a user (an API key, or the master key for one).
+Access = Literal["master", "user"]
 P = ParamSpec("P")
 R = TypeVar("R")
 
@@ -28,7 +29,7 @@ class Principal:
     user_id: str | None
     key_id: str | None
     is_master: bool
-    active_branch: str = "main"
+    active_branch: str = MAIN
 
 
 def _bearer_token() -> str:
@@ -40,26 +41,25 @@ def _bearer_token() -> str:
 
 
 def _is_master(token: str) -> bool:
-    master = deps().settings.master_key.get_secret_value()
+    master = registry().settings.master_key.get_secret_value()
     return hmac.compare_digest(token.encode(), master.encode())
 
 
-async def authenticate(scope: Scope) -> Principal:
-    """Resolves the caller for a route of the given scope, or raises 401/403/422."""
+async def authenticate(access: Access) -> Principal:
+    """Resolves the caller for a route of the given access, or raises 401/403/422."""
     token = _bearer_token()
     if _is_master(token):
-        if scope == "master":
+        if access == "master":
             return Principal(user_id=None, key_id=None, is_master=True)
         user_id = request.headers.get("X-User-Id", "").strip()
         if not user_id:
             raise Invalid("the master key acts for a user named in the X-User-Id header")
-        rows = await deps().graph.read("users/state", user_id=user_id)
-        if rows and not rows[0]["active"]:
-            raise Forbidden(f"user {user_id} is deactivated")
-        branch = rows[0]["active_branch"] if rows else "main"
-        return Principal(user_id=user_id, key_id=None, is_master=True, active_branch=branch)
-    owner = await keys.verify(deps().graph, token)
-    if scope == "master":
+        acted_for = await keys.acting_for(registry(), user_id)
+        return Principal(
+            user_id=user_id, key_id=None, is_master=True, active_branch=acted_for.active_branch
+        )
+    owner = await keys.verify(registry(), token)
+    if access == "master":
         raise Forbidden("this route needs the master key")
     return Principal(
         user_id=owner.user_id,
@@ -69,11 +69,11 @@ async def authenticate(scope: Scope) -> Principal:
     )
 
 
-def require(scope: Scope) -> Callable[[], Awaitable[None]]:
+def require(access: Access) -> Callable[[], Awaitable[None]]:
     """A before_request hook that authenticates every route of a blueprint."""
 
     async def hook() -> None:
-        g.principal = await authenticate(scope)
+        g.principal = await authenticate(access)
 
     return hook
 
@@ -103,7 +103,7 @@ def limited(
     def decorate(handler: Callable[P, Awaitable[R]]) -> Callable[P, Awaitable[R]]:
         @wraps(handler)
         async def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
-            await deps().limiter.hit(operation, principal().key_id)
+            await registry().limiter.hit(operation, principal().key_id)
             return await handler(*args, **kwargs)
 
         return wrapper

@@ -126,6 +126,11 @@ class Graph:
         )
         return cls(driver, database, load_queries())
 
+    @property
+    def query_names(self) -> frozenset[str]:
+        """The names of the statements this gateway can run ("<resource>/<verb>")."""
+        return frozenset(self._queries)
+
     async def read(self, query_name: str, /, **params: Any) -> list[Row]:
         """Runs one named read-only statement."""
         return await self._execute(query_name, params, write=False)

@@ -12,8 +12,8 @@ from pathlib import Path
 
 from neo4j import exceptions as neo4j_errors
 
+from app import leases
 from app.graph import Graph
-from app.services import leases
 
 log = logging.getLogger(__name__)
 

@@ -28,10 +28,11 @@ from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.interval import IntervalTrigger
 
+from app import leases
 from app.config import Settings
 from app.errors import Unavailable
-from app.graph import Graph
-from app.services import feedback, leases, snapshots
+from app.registry import Registry
+from app.services import feedback, snapshots
 
 log = logging.getLogger(__name__)
 
@@ -41,12 +42,12 @@ RUNS_KEPT = timedelta(days=30)
 STOP_GRACE_S = 10.0
 WEEKDAY_NAMES = ("sun", "mon", "tue", "wed", "thu", "fri", "sat")
 
-JobFunction = Callable[[Graph], Awaitable[Mapping[str, int]]]
+JobFunction = Callable[[Registry], Awaitable[Mapping[str, int]]]
 
 
 @dataclass(frozen=True)
 class ScheduledJob:
-    """One row of the job table: a service function run on a trigger, with the graph."""
+    """One row of the job table: a service function run on a trigger, with the registry."""
 
     name: str
     trigger: CronTrigger
@@ -104,9 +105,9 @@ def cron_trigger(expression: str) -> CronTrigger:
     )
 
 
-async def collect_garbage(graph: Graph) -> dict[str, int]:
+async def collect_garbage(registry: Registry) -> dict[str, int]:
     """Removes the memory versions that no snapshot can see any more."""
-    return {"versions_deleted": await snapshots.collect_garbage(graph)}
+    return {"versions_deleted": await snapshots.collect_garbage(registry)}
 
 
 def job_table(settings: Settings) -> list[ScheduledJob]:
@@ -134,18 +135,14 @@ class Scheduler:
     """An AsyncIOScheduler running the job table on the instance that holds the lease."""
 
     def __init__(
-        self,
-        graph: Graph,
-        settings: Settings,
-        instance_id: str,
-        jobs: Sequence[ScheduledJob] | None = None,
-        lease: str = LEASE,
+        self, registry: Registry, jobs: Sequence[ScheduledJob] | None = None, lease: str = LEASE
     ) -> None:
-        self._graph = graph
-        self._ttl_s = float(settings.scheduler_lease_s)
-        self._jobs = list(job_table(settings) if jobs is None else jobs)
+        self._registry = registry
+        self._graph = registry.graph
+        self._ttl_s = float(registry.settings.scheduler_lease_s)
+        self._jobs = list(job_table(registry.settings) if jobs is None else jobs)
         self._lease = lease
-        self.holder = f"{instance_id}#{uuid.uuid4().hex[:8]}"
+        self.holder = f"{registry.instance_id}#{uuid.uuid4().hex[:8]}"
         self._held_until = 0.0
         self._stopping = False
         self._running: set[asyncio.Task[Any]] = set()
@@ -243,7 +240,7 @@ class Scheduler:
         await self._graph.write("scheduler/start_run", **keys)
         started = time.perf_counter()
         try:
-            result = await job.run(self._graph)
+            result = await job.run(self._registry)
         except Exception as error:
             log.exception("job %s run %s failed", job.name, due.isoformat())
             await self._graph.write(

@@ -44,7 +44,7 @@ from data.corpus import memory_texts, queries
 from app.embedder import SentenceTransformerEmbedder
 from app.graph import Graph
 from app.services import retrieval
-from app.services.memories import fingerprint, new_memory_id
+from app.services.identity import fingerprint, new_memory_id
 
 USER_MEMORIES = 10_000
 OTHER_USERS = 99

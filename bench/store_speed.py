@@ -42,6 +42,8 @@ from app.api.encoding import to_json
 from app.embedder import SentenceTransformerEmbedder
 from app.graph import Graph, Tx, packed_vector
 from app.models.memories import NewMemory, StoreBatch
+from app.ratelimit import RateLimiter
+from app.registry import Registry
 from app.services import memories, versions
 from app.services.memories import memory_props
 
@@ -182,6 +184,13 @@ async def neo4j_write(
     """
     graph = Graph.connect(uri, "", "", "neo4j")
     instant = InstantEmbedder(embedder.dimensions)
+    registry = Registry(
+        settings=common.settings(uri),
+        graph=graph,
+        embedder=instant,
+        limiter=RateLimiter(enabled=False),
+        instance_id="bench-store",
+    )
     timings: dict[str, list[float]] = defaultdict(list)
     try:
         # Vectors need not belong to their texts for timing: encode one batch, reuse it.
@@ -192,7 +201,7 @@ async def neo4j_write(
             caller = BenchCaller(f"bench-profile-{run_id}-batch-{n}")
             items = [NewMemory(content=text) for text in chunk]
             began = time.perf_counter()
-            stored = await memories.store_batch(graph, instant, caller, items, None)  # type: ignore[arg-type]
+            stored = await memories.store_batch(registry, caller, items, None)  # type: ignore[arg-type]
             timings["store_batch"].append(time.perf_counter() - began)
             body = {"memories": [{"content": text} for text in chunk]}
             began = time.perf_counter()

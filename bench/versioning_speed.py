@@ -3,7 +3,7 @@
 One user grows to 1,000, then 10,000, then 100,000 memories, written directly with Cypher
 (UNWIND batches, the node properties the service writes, random unit 384-d embeddings made in
 Cypher, one change of the user's `seq` per batch). At each size the service's own code
-(app.services.snapshots / branches / memories on the app's Graph) is timed:
+(app.services.snapshots / branches / memories with the app's registry) is timed:
 
 - snapshot creation (POST /v1/snapshots' service call);
 - diff of a snapshot after 10 changes made since (5 corrections, 5 deletions);
@@ -42,10 +42,13 @@ import neo4j
 from quart.testing.app import TestApp
 
 from app import create_app
+from app.api.context import EXTENSION
 from app.embedder import SentenceTransformerEmbedder
-from app.graph import Graph, load_queries
+from app.graph import load_queries
+from app.models.memories import CorrectById, DeleteQuery
+from app.registry import Registry
 from app.services import branches, memories, snapshots
-from app.services.memories import fingerprint, new_memory_id
+from app.services.identity import fingerprint, new_memory_id
 from app.services.scope import Caller
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -78,8 +81,8 @@ RETURN count(m) AS written
 PLANNED = (
     "snapshots/create",
     "snapshots/changes_since",
-    "snapshots/end_created_since",
-    "snapshots/restore_ended_since",
+    "versions/end_since",
+    "versions/restore_since",
     "snapshots/take_safety",
     "versions/revise",
     "memories/get_active",
@@ -169,9 +172,8 @@ async def timed(action: Callable[[], Awaitable[Any]]) -> float:
 
 
 class Bench:
-    def __init__(self, graph: Graph, embedder: SentenceTransformerEmbedder, user_id: str) -> None:
-        self.graph = graph
-        self.embedder = embedder
+    def __init__(self, registry: Registry, user_id: str) -> None:
+        self.registry = registry
         self.caller = Caller(user_id=user_id)
         self.rng = random.Random(7)
         self.serial = 0
@@ -184,52 +186,50 @@ class Bench:
         """5 corrections and 5 deletions of distinct active memories (5 + 10 diff entries)."""
         chosen = self.rng.sample(active, CHANGES)
         for memory_id in chosen[: CHANGES // 2]:
+            text = f"corrected {self.name('c')} " + " ".join(self.rng.choices(WORDS, k=6))
             await memories.correct(
-                self.graph,
-                self.embedder,
+                self.registry,
                 self.caller,
                 memory_id,
-                f"corrected {self.name('c')} " + " ".join(self.rng.choices(WORDS, k=6)),
-                "bench",
-                None,
+                CorrectById(new_content=text, reason="bench"),
             )
         for memory_id in chosen[CHANGES // 2 :]:
-            await memories.delete(self.graph, self.caller, memory_id, "bench", None, SAFETY_KEPT)
+            await memories.delete(
+                self.registry, self.caller, memory_id, DeleteQuery(reason="bench")
+            )
 
     async def snapshot_creation(self) -> list[float]:
         times = []
         for rep in range(REPS + 2):
             name = self.name("snap")
             elapsed = await timed(
-                lambda name=name: snapshots.create(self.graph, self.caller, name, "", None)
+                lambda name=name: snapshots.create(self.registry, self.caller, name, "", None)
             )
-            await snapshots.delete(self.graph, self.caller, name)
+            await snapshots.delete(self.registry, self.caller, name)
             if rep >= 2:  # warm-up
                 times.append(elapsed)
         return times
 
     async def diff_and_rollback(self, active: list[str]) -> tuple[list[float], list[float]]:
         base = self.name("base")
-        await snapshots.create(self.graph, self.caller, base, "", None)
+        await snapshots.create(self.registry, self.caller, base, "", None)
         diffs: list[float] = []
         rollbacks: list[float] = []
         for rep in range(ROLLBACK_REPS + 1):
             await self.ten_changes(active)
             for _ in range(2):
                 started = time.perf_counter()
-                diff = await snapshots.diff(self.graph, self.caller, base, 100)
+                diff = await snapshots.diff(self.registry, self.caller, base, 100)
                 elapsed = (time.perf_counter() - started) * 1000
                 if rep >= 1:
                     diffs.append(elapsed)
             assert diff.counts == {"added": 5, "removed": 10, "modified": 0}, diff.counts
-            elapsed = await timed(
-                lambda: snapshots.rollback(self.graph, self.caller, base, SAFETY_KEPT)
-            )
+            elapsed = await timed(lambda: snapshots.rollback(self.registry, self.caller, base))
             if rep >= 1:
                 rollbacks.append(elapsed)
-            after = await snapshots.diff(self.graph, self.caller, base, 100)
+            after = await snapshots.diff(self.registry, self.caller, base, 100)
             assert after.counts == {"added": 0, "removed": 0, "modified": 0}, after.counts
-        await snapshots.delete(self.graph, self.caller, base)
+        await snapshots.delete(self.registry, self.caller, base)
         return diffs, rollbacks
 
     async def branch_creation(self, reps: int) -> list[float]:
@@ -237,10 +237,10 @@ class Bench:
         for _ in range(reps):
             name = self.name("branch")
             elapsed = await timed(
-                lambda name=name: branches.create(self.graph, self.caller, name, None)
+                lambda name=name: branches.create(self.registry, self.caller, name, None)
             )
             times.append(elapsed)
-            await branches.delete(self.graph, self.caller, name)
+            await branches.delete(self.registry, self.caller, name)
         return times
 
 
@@ -316,8 +316,8 @@ async def run(uri: str) -> None:
     try:
         # Startup applies the migrations and creates the indexes (slow on a fresh server).
         async with TestApp(app, startup_timeout=300, shutdown_timeout=60):
-            graph: Graph = app.extensions["deps"].graph
-            bench = Bench(graph, embedder, user_id)
+            registry: Registry = app.extensions[EXTENSION]
+            bench = Bench(registry, user_id)
             active: list[str] = []
             for size in SIZES:
                 started = time.perf_counter()

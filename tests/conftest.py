@@ -18,6 +18,8 @@ from app import create_app
 from app.config import Settings
 from app.embedder import SentenceTransformerEmbedder
 from app.graph import Graph
+from app.ratelimit import RateLimiter
+from app.registry import Registry
 
 MASTER_KEY = "test-master-key-0123456789abcdef"
 STARTUP_TIMEOUT_S = 120
@@ -58,6 +60,18 @@ async def graph() -> AsyncIterator[Graph]:
     gateway = Graph.connect(NEO4J_URI, "", "", "neo4j")
     yield gateway
     await gateway.close()
+
+
+@pytest.fixture(scope="session")
+def registry(graph: Graph, embedder: SentenceTransformerEmbedder) -> Registry:
+    """What use cases receive, around the shared gateway: for calling them without HTTP."""
+    return Registry(
+        settings=make_settings(),
+        graph=graph,
+        embedder=embedder,
+        limiter=RateLimiter(enabled=False),
+        instance_id="test-instance",
+    )
 
 
 MASTER = {"Authorization": f"Bearer {MASTER_KEY}"}

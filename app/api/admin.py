@@ -5,12 +5,13 @@ from __future__ import annotations
 from typing import Any
 
 from quart import Blueprint
-from quart_schema import validate_querystring
+from quart_schema import validate_querystring, validate_response
 
-from app.api.encoding import to_json
+from app.api.context import registry
+from app.api.errors import MASTER_AUTH, QUERY_STRING, error_statuses
 from app.auth import require
-from app.deps import deps
-from app.models.admin import UserPageQuery
+from app.models.admin import SystemStats, User, UserPage, UserPageQuery, UserStats
+from app.models.keys import ApiKeyList, RevokedKeys
 from app.services import admin, keys
 
 blueprint = Blueprint("admin", __name__, url_prefix="/admin")
@@ -18,31 +19,43 @@ blueprint.before_request(require("master"))
 
 
 @blueprint.get("/stats")
+@validate_response(SystemStats)
+@error_statuses(*MASTER_AUTH)
 async def stats() -> Any:
-    return to_json(await admin.system_stats(deps().graph))
+    return await admin.system_stats(registry())
 
 
 @blueprint.get("/users")
 @validate_querystring(UserPageQuery)
+@validate_response(UserPage)
+@error_statuses(*MASTER_AUTH, *QUERY_STRING)
 async def users(query_args: UserPageQuery) -> Any:
-    return to_json(await admin.users(deps().graph, query_args.cursor, query_args.limit))
+    return await admin.users(registry(), query_args.cursor, query_args.limit)
 
 
 @blueprint.get("/users/<user_id>/stats")
+@validate_response(UserStats)
+@error_statuses(*MASTER_AUTH, 404)
 async def user_stats(user_id: str) -> Any:
-    return to_json(await admin.user_stats(deps().graph, user_id))
+    return await admin.user_stats(registry(), user_id)
 
 
 @blueprint.get("/users/<user_id>/keys")
+@validate_response(ApiKeyList)
+@error_statuses(*MASTER_AUTH, 404)
 async def user_keys(user_id: str) -> Any:
-    return to_json(await admin.user_keys(deps().graph, user_id))
+    return await admin.user_keys(registry(), user_id)
 
 
 @blueprint.delete("/users/<user_id>/keys")
+@validate_response(RevokedKeys)
+@error_statuses(*MASTER_AUTH, 404)
 async def revoke_user_keys(user_id: str) -> Any:
-    return to_json(await keys.revoke_all(deps().graph, user_id))
+    return await keys.revoke_all(registry(), user_id)
 
 
 @blueprint.delete("/users/<user_id>")
+@validate_response(User)
+@error_statuses(*MASTER_AUTH, 404)
 async def deactivate(user_id: str) -> Any:
-    return to_json(await admin.deactivate(deps().graph, user_id))
+    return await admin.deactivate(registry(), user_id)

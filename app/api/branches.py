@@ -5,12 +5,22 @@ from __future__ import annotations
 from typing import Any
 
 from quart import Blueprint
-from quart_schema import validate_request
+from quart_schema import validate_response
 
-from app.api.encoding import to_json
+from app.api.bodies import validate_body
+from app.api.context import registry
+from app.api.errors import JSON_BODY, USER_AUTH, error_statuses
 from app.auth import caller, require
-from app.deps import deps
-from app.models.branches import CreateBranch, Merge
+from app.models.branches import (
+    Branch,
+    BranchDiff,
+    BranchList,
+    CheckedOut,
+    CreateBranch,
+    DeletedBranch,
+    Merge,
+    Merged,
+)
 from app.services import branches
 
 blueprint = Blueprint("branches", __name__, url_prefix="/v1/branches")
@@ -18,33 +28,45 @@ blueprint.before_request(require("user"))
 
 
 @blueprint.post("")
-@validate_request(CreateBranch)
+@validate_body(CreateBranch)
+@validate_response(Branch, 201)
+@error_statuses(*USER_AUTH, *JSON_BODY, 404, 409)
 async def create(data: CreateBranch) -> tuple[Any, int]:
-    branch = await branches.create(deps().graph, caller(), data.name, data.from_snapshot)
-    return to_json(branch), 201
+    branch = await branches.create(registry(), caller(), data.name, data.from_snapshot)
+    return branch, 201
 
 
 @blueprint.get("")
+@validate_response(BranchList)
+@error_statuses(*USER_AUTH)
 async def list_all() -> Any:
-    return to_json(await branches.list_all(deps().graph, caller()))
+    return await branches.list_all(registry(), caller())
 
 
 @blueprint.post("/<name>/checkout")
+@validate_response(CheckedOut)
+@error_statuses(*USER_AUTH, 404)
 async def checkout(name: str) -> Any:
-    return to_json(await branches.checkout(deps().graph, caller(), name))
+    return await branches.checkout(registry(), caller(), name)
 
 
 @blueprint.get("/<name>/diff")
+@validate_response(BranchDiff)
+@error_statuses(*USER_AUTH, 404)
 async def diff(name: str) -> Any:
-    return to_json(await branches.diff(deps().graph, caller(), name))
+    return await branches.diff(registry(), caller(), name)
 
 
 @blueprint.post("/<name>/merge")
-@validate_request(Merge)
+@validate_body(Merge)
+@validate_response(Merged)
+@error_statuses(*USER_AUTH, *JSON_BODY, 404)
 async def merge(name: str, data: Merge) -> Any:
-    return to_json(await branches.merge(deps().graph, caller(), name, data.strategy))
+    return await branches.merge(registry(), caller(), name, data.strategy)
 
 
 @blueprint.delete("/<name>")
+@validate_response(DeletedBranch)
+@error_statuses(*USER_AUTH, 404)
 async def delete(name: str) -> Any:
-    return to_json(await branches.delete(deps().graph, caller(), name))
+    return await branches.delete(registry(), caller(), name)

@@ -3,17 +3,20 @@
 from __future__ import annotations
 
 import logging
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from pydantic import ValidationError
 from quart import Quart, Response, jsonify
-from quart_schema import RequestSchemaValidationError
+from quart_schema import RequestSchemaValidationError, document_response
 from quart_schema.validation import QuerystringValidationError
 from werkzeug.exceptions import HTTPException
 
 from app.errors import DomainError, RateLimited, status_of
+from app.models.errors import ErrorBody
 
 log = logging.getLogger(__name__)
+Handler = TypeVar("Handler", bound=Callable[..., Any])
 
 HTTP_DETAILS = {
     400: "the request could not be parsed (malformed JSON or parameter)",
@@ -23,6 +26,24 @@ HTTP_DETAILS = {
     415: "the request body must be a JSON object (Content-Type: application/json)",
 }
 PARSE_ERROR_TYPES = ("json_invalid", "int_parsing", "float_parsing", "bool_parsing")
+
+
+# Error statuses shared by many routes.
+USER_AUTH = (401, 403, 422, 503)  # key or master key + X-User-Id (422 without it); database down
+MASTER_AUTH = (401, 403, 503)
+JSON_BODY = (400, 413, 422)
+QUERY_STRING = (400, 422)
+
+
+def error_statuses(*statuses: int) -> Callable[[Handler], Handler]:
+    """Documents the error statuses a route can answer, each with an ErrorBody."""
+
+    def document(handler: Handler) -> Handler:
+        for status in statuses:
+            handler = document_response(ErrorBody, status)(handler)
+        return handler
+
+    return document
 
 
 def _error(status: int, detail: str, **extra: Any) -> Response:

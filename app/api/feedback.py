@@ -2,19 +2,25 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
-from pydantic import ValidationError
 from quart import Blueprint, request
-from quart_schema import RequestSchemaValidationError, document_request, validate_request
+from quart_schema import document_request, validate_response
 
-from app.api.encoding import to_json
-from app.api.errors import HTTP_DETAILS
+from app.api.bodies import parse_body, validate_body
+from app.api.context import registry
+from app.api.errors import HTTP_DETAILS, JSON_BODY, USER_AUTH, error_statuses
 from app.auth import caller, require
-from app.deps import deps
 from app.errors import Unparseable
-from app.models.feedback import NewFeedback, TuneRequest
+from app.models.feedback import (
+    FeedbackByTier,
+    FeedbackRecorded,
+    FeedbackStats,
+    NewFeedback,
+    RetrievalParams,
+    TuneRequest,
+    TuneResult,
+)
 from app.services import feedback
 
 blueprint = Blueprint("feedback", __name__, url_prefix="/v1")
@@ -24,47 +30,49 @@ blueprint.before_request(require("user"))
 async def _tune_request() -> TuneRequest:
     """The tune body, which may be absent: no body (or {}) means automatic tuning.
 
-    quart-schema's validate_request refuses a missing body, so this route decodes its own.
+    validate_body refuses a missing body, so this route decodes its own.
     """
     body = await request.get_data(as_text=False)
     if not body.strip():
         return TuneRequest()
     if not request.is_json:
         raise Unparseable(HTTP_DETAILS[415])
-    try:
-        data = json.loads(body)
-    except (ValueError, UnicodeDecodeError) as error:
-        raise Unparseable("the request body is not valid JSON") from error
-    try:
-        return TuneRequest.model_validate(data)
-    except ValidationError as error:
-        # The one error table turns it into 422 (or 400 for a body that is not an object).
-        raise RequestSchemaValidationError(error) from error
+    return parse_body(TuneRequest, await request.get_json())
 
 
 @blueprint.post("/memories/<memory_id>/feedback")
-@validate_request(NewFeedback)
+@validate_body(NewFeedback)
+@validate_response(FeedbackRecorded, 201)
+@error_statuses(*USER_AUTH, *JSON_BODY, 404)
 async def give_feedback(memory_id: str, data: NewFeedback) -> tuple[Any, int]:
-    return to_json(await feedback.record(deps().graph, caller(), memory_id, data)), 201
+    return await feedback.record(registry(), caller(), memory_id, data), 201
 
 
 @blueprint.get("/feedback/stats")
+@validate_response(FeedbackStats)
+@error_statuses(*USER_AUTH)
 async def stats() -> Any:
-    return to_json(await feedback.stats(deps().graph, caller()))
+    return await feedback.stats(registry(), caller())
 
 
 @blueprint.get("/feedback/by-tier")
+@validate_response(FeedbackByTier)
+@error_statuses(*USER_AUTH)
 async def by_tier() -> Any:
-    return to_json(await feedback.by_tier(deps().graph, caller()))
+    return await feedback.by_tier(registry(), caller())
 
 
 @blueprint.get("/retrieval-params")
+@validate_response(RetrievalParams)
+@error_statuses(*USER_AUTH)
 async def retrieval_params() -> Any:
-    return to_json(await feedback.params(deps().graph, caller()))
+    return await feedback.params(registry(), caller())
 
 
 @blueprint.post("/retrieval-params/tune")
 @document_request(TuneRequest)
+@validate_response(TuneResult)
+@error_statuses(*USER_AUTH, *JSON_BODY)
 async def tune() -> Any:
     data = await _tune_request()
-    return to_json(await feedback.tune(deps().graph, caller(), data.feedback_weight))
+    return await feedback.tune(registry(), caller(), data.feedback_weight)

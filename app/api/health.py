@@ -3,26 +3,28 @@
 from __future__ import annotations
 
 from quart import Blueprint, Response
-from quart_schema import hide
+from quart_schema import document_response, validate_response
 
-from app.deps import deps
-from app.errors import Unavailable
+from app.api.context import registry
+from app.api.errors import error_statuses
+from app.models.health import Alive, Ready
+from app.services import health
 
 blueprint = Blueprint("health", __name__)
 
 
 @blueprint.get("/health")
-@hide
+@document_response(Alive)
 async def liveness() -> Response:
     return Response("ok", content_type="text/plain")
 
 
 @blueprint.get("/health/instance")
-@hide
+@validate_response(Ready)
+@error_statuses(503)
 async def readiness() -> tuple[dict[str, str], int]:
-    instance_id = deps().instance_id
-    try:
-        await deps().graph.ping()
-    except Unavailable as error:
-        return {"status": "degraded", "instance_id": instance_id, "detail": error.detail}, 503
+    instance_id = registry().instance_id
+    problem = await health.unready_because(registry())
+    if problem is not None:
+        return {"status": "degraded", "instance_id": instance_id, "detail": problem}, 503
     return {"status": "ok", "instance_id": instance_id}, 200

@@ -5,12 +5,13 @@ from __future__ import annotations
 from typing import Any
 
 from quart import Blueprint, g, request
-from quart_schema import validate_request
+from quart_schema import validate_response
 
-from app.api.encoding import to_json
+from app.api.bodies import validate_body
+from app.api.context import registry
+from app.api.errors import JSON_BODY, MASTER_AUTH, USER_AUTH, error_statuses
 from app.auth import authenticate, current_user
-from app.deps import deps
-from app.models.keys import CreateKey
+from app.models.keys import ApiKey, ApiKeyList, CreateKey, IssuedKey
 from app.services import keys
 
 blueprint = Blueprint("keys", __name__, url_prefix="/auth/keys")
@@ -23,26 +24,36 @@ async def authenticate_caller() -> None:
 
 
 @blueprint.post("")
-@validate_request(CreateKey)
+@validate_body(CreateKey)
+@validate_response(IssuedKey, 201)
+@error_statuses(*MASTER_AUTH, *JSON_BODY, 409)
 async def create(data: CreateKey) -> tuple[Any, int]:
-    return to_json(await keys.create(deps().graph, data)), 201
+    return await keys.create(registry(), data), 201
 
 
 @blueprint.get("")
+@validate_response(ApiKeyList)
+@error_statuses(*USER_AUTH)
 async def list_mine() -> Any:
-    return to_json(await keys.list_for(deps().graph, current_user()))
+    return await keys.list_for(registry(), current_user())
 
 
 @blueprint.get("/<key_id>")
+@validate_response(ApiKey)
+@error_statuses(*USER_AUTH, 404)
 async def show(key_id: str) -> Any:
-    return to_json(await keys.get(deps().graph, current_user(), key_id))
+    return await keys.get(registry(), current_user(), key_id)
 
 
 @blueprint.put("/<key_id>/rotate")
+@validate_response(IssuedKey, 201)
+@error_statuses(*USER_AUTH, 404, 409)
 async def rotate(key_id: str) -> tuple[Any, int]:
-    return to_json(await keys.rotate(deps().graph, current_user(), key_id)), 201
+    return await keys.rotate(registry(), current_user(), key_id), 201
 
 
 @blueprint.delete("/<key_id>")
+@validate_response(ApiKey)
+@error_statuses(*USER_AUTH, 404)
 async def revoke(key_id: str) -> Any:
-    return to_json(await keys.revoke(deps().graph, current_user(), key_id))
+    return await keys.revoke(registry(), current_user(), key_id)

@@ -5,24 +5,38 @@ from __future__ import annotations
 from typing import Any
 
 from quart import Blueprint
-from quart_schema import validate_querystring, validate_request
+from quart_schema import validate_querystring, validate_response
 
-from app.api.encoding import to_json
+from app.api.bodies import validate_body
+from app.api.context import registry
+from app.api.errors import JSON_BODY, QUERY_STRING, USER_AUTH, error_statuses
 from app.auth import caller, limited, require
-from app.deps import deps
 from app.models.memories import (
     CorrectById,
     CorrectByQuery,
+    Corrected,
+    Deleted,
     DeleteQuery,
     FulltextRequest,
     ListQuery,
+    Memory,
+    MemoryList,
+    MemoryPage,
     Observe,
+    Observed,
+    Profile,
+    Retrieved,
     RetrieveRequest,
     StoreBatch,
+    StoredBatch,
     StoreMemory,
 )
-from app.models.snapshots import Purge
-from app.services import memories, retrieval
+from app.models.purge import Purge, Purged
+from app.services import memories, profile, retrieval
+
+# Aliased because the handlers below bear the same names.
+from app.services import observe as observe_service
+from app.services import purge as purge_service
 
 blueprint = Blueprint("memories", __name__, url_prefix="/v1")
 blueprint.before_request(require("user"))
@@ -30,134 +44,109 @@ blueprint.before_request(require("user"))
 
 @blueprint.get("/memories")
 @validate_querystring(ListQuery)
+@validate_response(MemoryPage)
+@error_statuses(*USER_AUTH, *QUERY_STRING, 404)
 async def list_memories(query_args: ListQuery) -> Any:
-    page = await memories.list_page(
-        deps().graph,
-        caller(),
-        limit=query_args.limit,
-        cursor=query_args.cursor,
-        memory_type=query_args.memory_type,
-        branch=query_args.branch,
-    )
-    return to_json(page)
+    return await memories.list_page(registry(), caller(), query_args)
 
 
 @blueprint.post("/memories")
-@validate_request(StoreMemory)
+@validate_body(StoreMemory)
+@validate_response(Memory, 201)
+@validate_response(Memory, 200)
+@error_statuses(*USER_AUTH, *JSON_BODY, 404, 429)
 @limited("store")
 async def store(data: StoreMemory) -> tuple[Any, int]:
-    memory, created = await memories.store(
-        deps().graph, deps().embedder, caller(), data, data.branch
-    )
-    return to_json(memory), 201 if created else 200
+    memory, created = await memories.store(registry(), caller(), data)
+    return memory, 201 if created else 200
 
 
 @blueprint.post("/memories/batch")
-@validate_request(StoreBatch)
+@validate_body(StoreBatch)
+@validate_response(StoredBatch, 201)
+@error_statuses(*USER_AUTH, *JSON_BODY, 404, 429)
 @limited("batch")
 async def store_batch(data: StoreBatch) -> tuple[Any, int]:
-    stored = await memories.store_batch(
-        deps().graph, deps().embedder, caller(), data.memories, data.branch
-    )
-    return {"memories": to_json(stored)}, 201
+    stored = await memories.store_batch(registry(), caller(), data.memories, data.branch)
+    return {"memories": stored}, 201
 
 
 @blueprint.post("/memories/retrieve")
-@validate_request(RetrieveRequest)
+@validate_body(RetrieveRequest)
+@validate_response(Retrieved)
+@error_statuses(*USER_AUTH, *JSON_BODY, 404, 429)
 @limited("retrieve")
 async def retrieve(data: RetrieveRequest) -> Any:
-    found = await retrieval.hybrid(deps().graph, deps().embedder, caller(), data, mode="retrieve")
-    return to_json(found)
+    found = await retrieval.hybrid(registry(), caller(), data, mode="retrieve")
+    return found
 
 
 @blueprint.post("/memories/search")
-@validate_request(RetrieveRequest)
+@validate_body(RetrieveRequest)
+@validate_response(Retrieved)
+@error_statuses(*USER_AUTH, *JSON_BODY, 404, 429)
 @limited("retrieve")
 async def search(data: RetrieveRequest) -> Any:
-    found = await retrieval.hybrid(deps().graph, deps().embedder, caller(), data, mode="search")
-    return to_json(found)
+    found = await retrieval.hybrid(registry(), caller(), data, mode="search")
+    return found
 
 
 @blueprint.post("/memories/fulltext-search")
-@validate_request(FulltextRequest)
+@validate_body(FulltextRequest)
+@validate_response(MemoryList)
+@error_statuses(*USER_AUTH, *JSON_BODY, 404, 429)
 @limited("retrieve")
 async def fulltext_search(data: FulltextRequest) -> Any:
-    return to_json(await retrieval.fulltext(deps().graph, caller(), data))
+    return await retrieval.fulltext(registry(), caller(), data)
 
 
 @blueprint.put("/memories/<memory_id>/correct")
-@validate_request(CorrectById)
+@validate_body(CorrectById)
+@validate_response(Memory)
+@error_statuses(*USER_AUTH, *JSON_BODY, 404, 429)
 @limited("store")
 async def correct(memory_id: str, data: CorrectById) -> Any:
-    corrected = await memories.correct(
-        deps().graph,
-        deps().embedder,
-        caller(),
-        memory_id,
-        data.new_content,
-        data.reason,
-        data.branch,
-    )
-    return to_json(corrected)
+    return await memories.correct(registry(), caller(), memory_id, data)
 
 
 @blueprint.post("/memories/correct")
-@validate_request(CorrectByQuery)
+@validate_body(CorrectByQuery)
+@validate_response(Corrected)
+@error_statuses(*USER_AUTH, *JSON_BODY, 404, 429)
 @limited("store")
 async def correct_by_query(data: CorrectByQuery) -> Any:
-    corrected = await memories.correct_by_query(
-        deps().graph,
-        deps().embedder,
-        caller(),
-        data.query,
-        data.new_content,
-        data.reason,
-        data.branch,
-    )
-    return to_json(corrected)
+    return await memories.correct_by_query(registry(), caller(), data)
 
 
 @blueprint.delete("/memories/<memory_id>")
 @validate_querystring(DeleteQuery)
+@validate_response(Deleted)
+@error_statuses(*USER_AUTH, *QUERY_STRING, 404, 429)
 @limited("store")
 async def delete(memory_id: str, query_args: DeleteQuery) -> Any:
-    deleted = await memories.delete(
-        deps().graph,
-        caller(),
-        memory_id,
-        query_args.reason,
-        query_args.branch,
-        deps().settings.safety_snapshots_kept,
-    )
-    return to_json(deleted)
+    return await memories.delete(registry(), caller(), memory_id, query_args)
 
 
 @blueprint.post("/observe")
-@validate_request(Observe)
+@validate_body(Observe)
+@validate_response(Observed, 201)
+@error_statuses(*USER_AUTH, *JSON_BODY, 404, 429)
 @limited("store")
 async def observe(data: Observe) -> tuple[Any, int]:
-    observed = await memories.observe(
-        deps().graph,
-        deps().embedder,
-        deps().llm,
-        caller(),
-        [(message.role, message.content) for message in data.messages],
-        data.session_id,
-        data.branch,
-    )
-    return to_json(observed), 201
+    return await observe_service.observe(registry(), caller(), data), 201
 
 
 @blueprint.get("/profiles/me")
+@validate_response(Profile)
+@error_statuses(*USER_AUTH)
 async def my_profile() -> Any:
-    return to_json(await memories.profile(deps().graph, caller()))
+    return await profile.profile(registry(), caller())
 
 
 @blueprint.post("/memories/purge")
-@validate_request(Purge)
+@validate_body(Purge)
+@validate_response(Purged)
+@error_statuses(*USER_AUTH, *JSON_BODY, 404, 429)
 @limited("purge")
 async def purge(data: Purge) -> Any:
-    purged = await memories.purge(
-        deps().graph, caller(), data, deps().settings.safety_snapshots_kept
-    )
-    return to_json(purged)
+    return await purge_service.purge(registry(), caller(), data)

@@ -5,12 +5,22 @@ from __future__ import annotations
 from typing import Any
 
 from quart import Blueprint
-from quart_schema import validate_querystring, validate_request
+from quart_schema import validate_querystring, validate_response
 
-from app.api.encoding import to_json
+from app.api.bodies import validate_body
+from app.api.context import registry
+from app.api.errors import JSON_BODY, QUERY_STRING, USER_AUTH, error_statuses
 from app.auth import caller, require
-from app.deps import deps
-from app.models.snapshots import CreateSnapshot, DiffQuery, SnapshotQuery
+from app.models.snapshots import (
+    CreateSnapshot,
+    Diff,
+    DiffQuery,
+    RolledBack,
+    Snapshot,
+    SnapshotDetail,
+    SnapshotList,
+    SnapshotQuery,
+)
 from app.services import snapshots
 
 blueprint = Blueprint("snapshots", __name__, url_prefix="/v1/snapshots")
@@ -18,42 +28,51 @@ blueprint.before_request(require("user"))
 
 
 @blueprint.post("")
-@validate_request(CreateSnapshot)
+@validate_body(CreateSnapshot)
+@validate_response(Snapshot, 201)
+@error_statuses(*USER_AUTH, *JSON_BODY, 404, 409)
 async def create(data: CreateSnapshot) -> tuple[Any, int]:
     snapshot = await snapshots.create(
-        deps().graph, caller(), data.name, data.description, data.branch
+        registry(), caller(), data.name, data.description, data.branch
     )
-    return to_json(snapshot), 201
+    return snapshot, 201
 
 
 @blueprint.get("")
+@validate_response(SnapshotList)
+@error_statuses(*USER_AUTH)
 async def list_all() -> Any:
-    return to_json(await snapshots.list_all(deps().graph, caller()))
+    return await snapshots.list_all(registry(), caller())
 
 
 @blueprint.get("/<name>")
 @validate_querystring(SnapshotQuery)
+@validate_response(SnapshotDetail)
+@error_statuses(*USER_AUTH, *QUERY_STRING, 404)
 async def show(name: str, query_args: SnapshotQuery) -> Any:
     found = await snapshots.detail(
-        deps().graph, caller(), name, query_args.detail, query_args.limit, query_args.offset
+        registry(), caller(), name, query_args.detail, query_args.limit, query_args.offset
     )
-    return to_json(found)
+    return found
 
 
 @blueprint.delete("/<name>")
+@validate_response(Snapshot)
+@error_statuses(*USER_AUTH, 404)
 async def delete(name: str) -> Any:
-    return to_json(await snapshots.delete(deps().graph, caller(), name))
+    return await snapshots.delete(registry(), caller(), name)
 
 
 @blueprint.get("/<name>/diff")
 @validate_querystring(DiffQuery)
+@validate_response(Diff)
+@error_statuses(*USER_AUTH, *QUERY_STRING, 404)
 async def diff(name: str, query_args: DiffQuery) -> Any:
-    return to_json(await snapshots.diff(deps().graph, caller(), name, query_args.limit))
+    return await snapshots.diff(registry(), caller(), name, query_args.limit)
 
 
 @blueprint.post("/<name>/rollback")
+@validate_response(RolledBack)
+@error_statuses(*USER_AUTH, 404)
 async def rollback(name: str) -> Any:
-    rolled_back = await snapshots.rollback(
-        deps().graph, caller(), name, deps().settings.safety_snapshots_kept
-    )
-    return to_json(rolled_back)
+    return await snapshots.rollback(registry(), caller(), name)

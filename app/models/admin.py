@@ -6,6 +6,8 @@ from datetime import datetime
 
 from pydantic import BaseModel, Field
 
+from app.models.common import PAGE_SIZE_DEFAULT, PageSize
+
 
 class SystemStats(BaseModel):
     users: int
@@ -42,7 +44,7 @@ class UserPage(BaseModel):
 
 class UserPageQuery(BaseModel):
     cursor: str | None = None
-    limit: int = Field(default=50, ge=1, le=500)
+    limit: PageSize = PAGE_SIZE_DEFAULT
 
 
 class MemoryCount(BaseModel):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated, Literal
+from typing import Annotated, ClassVar, Literal, get_args
 
 from pydantic import BaseModel, Field, StringConstraints
 
@@ -11,8 +11,8 @@ from app.models.common import Strict
 from app.models.memories import TrustTier
 
 Signal = Literal["useful", "irrelevant", "outdated", "wrong"]
-SIGNALS: tuple[Signal, ...] = ("useful", "irrelevant", "outdated", "wrong")
-TIERS: tuple[TrustTier, ...] = ("T1", "T2", "T3", "T4")
+SIGNALS: tuple[Signal, ...] = get_args(Signal)
+TIERS: tuple[TrustTier, ...] = get_args(TrustTier)
 FEEDBACK_WEIGHT_MIN = 0.01
 FEEDBACK_WEIGHT_MAX = 0.5
 FEEDBACK_WEIGHT_DEFAULT = 0.1
@@ -60,6 +60,7 @@ class RetrievalParams(BaseModel):
 class TuneRequest(Strict):
     """Manual tuning names the weight; an empty body (or {}) asks for automatic tuning."""
 
+    body_optional: ClassVar[bool] = True  # documented as such in /openapi.json
     feedback_weight: float | None = Field(
         default=None, ge=FEEDBACK_WEIGHT_MIN, le=FEEDBACK_WEIGHT_MAX
     )

@@ -3,17 +3,18 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import (
     AfterValidator,
     BaseModel,
     Field,
+    RootModel,
     StringConstraints,
     field_validator,
 )
 
-from app.models.common import Strict
+from app.models.common import PAGE_SIZE_DEFAULT, IsoTimestamp, Name, Note, PageSize, Slug, Strict
 
 MemoryType = Literal["semantic", "profile", "procedural", "working", "tool_result", "episodic"]
 TrustTier = Literal["T1", "T2", "T3", "T4"]
@@ -23,19 +24,17 @@ MAX_QUERY_BYTES = 4096
 MAX_METADATA_KEYS = 32
 
 
-def _content(value: str) -> str:
-    if not value.strip():
-        raise ValueError("must not be blank")
-    if len(value.encode("utf-8")) > MAX_CONTENT_BYTES:
-        raise ValueError(f"must be at most {MAX_CONTENT_BYTES} UTF-8 bytes")
-    return value
-
-
 def _message(value: str) -> str:
     """A conversation message may be blank (it is skipped), but not over the content limit."""
     if len(value.encode("utf-8")) > MAX_CONTENT_BYTES:
         raise ValueError(f"must be at most {MAX_CONTENT_BYTES} UTF-8 bytes")
     return value
+
+
+def _content(value: str) -> str:
+    if not value.strip():
+        raise ValueError("must not be blank")
+    return _message(value)
 
 
 def _query(value: str) -> str:
@@ -53,10 +52,9 @@ def _utc(value: datetime | None) -> datetime | None:
 
 Content = Annotated[str, AfterValidator(_content)]
 QueryText = Annotated[str, AfterValidator(_query)]
-Name = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=128)]
-BranchName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_.\-]{1,64}$")]
+BranchName = Slug
 MetadataKey = Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")]
-UtcTimestamp = Annotated[datetime, AfterValidator(_utc)]
+UtcTimestamp = Annotated[IsoTimestamp, AfterValidator(_utc)]
 
 
 def _flat_metadata(value: dict[str, MetadataValue]) -> dict[str, MetadataValue]:
@@ -117,6 +115,10 @@ class Memory(BaseModel):
     retrieval_score: float | None = None
 
 
+class MemoryList(RootModel[list[Memory]]):
+    """Memories, best first."""
+
+
 class StoredBatch(BaseModel):
     memories: list[Memory]
 
@@ -127,7 +129,7 @@ class MemoryPage(BaseModel):
 
 
 class ListQuery(BaseModel):
-    limit: int = Field(default=50, ge=1, le=500)
+    limit: PageSize = PAGE_SIZE_DEFAULT
     cursor: str | None = None
     memory_type: MemoryType | None = None
     branch: BranchName | None = None
@@ -135,7 +137,7 @@ class ListQuery(BaseModel):
 
 class CorrectById(Strict):
     new_content: Content
-    reason: Annotated[str, StringConstraints(max_length=1000)] = ""
+    reason: Note = ""
     branch: BranchName | None = None
 
 
@@ -148,7 +150,7 @@ class Corrected(Memory):
 
 
 class DeleteQuery(BaseModel):
-    reason: Annotated[str, StringConstraints(max_length=1000)] = ""
+    reason: Note = ""
     branch: BranchName | None = None
 
 
@@ -183,6 +185,19 @@ class Profile(BaseModel):
 
 
 Explain = bool | Literal["verbose", "analyze"]
+
+
+class Explained(BaseModel):
+    """Ranked memories with the explain report: `level`, `timings_ms`, candidate and hit counts
+    and the feedback weight; `ranking` (each result's score parts) when verbose, and `plan` (the
+    query profile) when analyze."""
+
+    results: list[Memory]
+    explain: dict[str, Any]
+
+
+class Retrieved(RootModel[list[Memory] | Explained]):
+    """Memories ranked by relevance; `{results, explain}` when the request asks to explain."""
 
 
 class RetrieveRequest(Strict):

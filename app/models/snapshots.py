@@ -1,22 +1,22 @@
-"""Snapshot, diff, rollback and purge requests and responses."""
+"""Snapshot, diff and rollback requests and responses."""
 
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, Field, StringConstraints
+from pydantic import BaseModel, Field, RootModel
 
-from app.models.common import Strict
-from app.models.memories import BranchName, MemoryType, Name, UtcTimestamp
+from app.models.common import PAGE_SIZE_DEFAULT, Note, PageSize, Slug, Strict
+from app.models.memories import BranchName
 
-SnapshotName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_.\-]{1,64}$")]
+SnapshotName = Slug
 Detail = Literal["brief", "normal", "full"]
 
 
 class CreateSnapshot(Strict):
     name: SnapshotName
-    description: Annotated[str, StringConstraints(max_length=1000)] = ""
+    description: Note = ""
     branch: BranchName | None = None
 
 
@@ -29,9 +29,13 @@ class Snapshot(BaseModel):
     created_at: datetime
 
 
+class SnapshotList(RootModel[list[Snapshot]]):
+    """Snapshots, newest first."""
+
+
 class SnapshotQuery(BaseModel):
     detail: Detail = "normal"
-    limit: int = Field(default=50, ge=1, le=500)
+    limit: PageSize = PAGE_SIZE_DEFAULT
     offset: int = Field(default=0, ge=0)
 
 
@@ -81,20 +85,3 @@ class RolledBack(BaseModel):
     safety_snapshot: str
     ended: int
     restored: int
-
-
-class Purge(Strict):
-    memory_ids: list[Annotated[str, StringConstraints(min_length=1, max_length=64)]] | None = Field(
-        default=None, max_length=10_000
-    )
-    memory_types: list[MemoryType] | None = None
-    before: UtcTimestamp | None = None
-    session_id: Name | None = None
-    topic: Annotated[str, StringConstraints(min_length=1, max_length=4096)] | None = None
-    reason: Annotated[str, StringConstraints(max_length=1000)] = ""
-    branch: BranchName | None = None
-
-
-class Purged(BaseModel):
-    purged: int
-    snapshot_name: str | None = None

@@ -1,1 +1,1 @@
-"""Use cases as plain async functions over the graph gateway; no HTTP in here."""
+"""Use cases as plain async functions that take the registry first; no HTTP in here."""

@@ -3,27 +3,27 @@
 from __future__ import annotations
 
 from app.errors import NotFound
-from app.graph import Graph
 from app.models.admin import MemoryCount, SystemStats, User, UserPage, UserStats, UserSummary
 from app.models.keys import ApiKey
 from app.pagination import decode_cursor, encode_cursor
+from app.registry import Registry
 from app.services import keys
 
 
-async def system_stats(graph: Graph) -> SystemStats:
-    return SystemStats(**(await graph.read("admin/stats"))[0])
+async def system_stats(registry: Registry) -> SystemStats:
+    return SystemStats(**(await registry.graph.read("admin/stats"))[0])
 
 
-async def users(graph: Graph, cursor: str | None, limit: int) -> UserPage:
+async def users(registry: Registry, cursor: str | None, limit: int) -> UserPage:
     after = decode_cursor(cursor) if cursor else None
-    rows = await graph.read("admin/users", after=after, limit=limit + 1)
+    rows = await registry.graph.read("admin/users", after=after, limit=limit + 1)
     page = [UserSummary(**row["user"]) for row in rows[:limit]]
     next_cursor = encode_cursor(page[-1].user_id) if len(rows) > limit else None
     return UserPage(items=page, next_cursor=next_cursor)
 
 
-async def user_stats(graph: Graph, user_id: str) -> UserStats:
-    rows = await graph.read("admin/user_stats", user_id=user_id)
+async def user_stats(registry: Registry, user_id: str) -> UserStats:
+    rows = await registry.graph.read("admin/user_stats", user_id=user_id)
     if not rows:
         raise NotFound("user not found")
     row = rows[0]
@@ -46,18 +46,18 @@ async def user_stats(graph: Graph, user_id: str) -> UserStats:
     )
 
 
-async def user_keys(graph: Graph, user_id: str) -> list[ApiKey]:
-    await _require_user(graph, user_id)
-    return await keys.list_for(graph, user_id)
+async def user_keys(registry: Registry, user_id: str) -> list[ApiKey]:
+    await _require_user(registry, user_id)
+    return await keys.list_for(registry, user_id)
 
 
-async def deactivate(graph: Graph, user_id: str) -> User:
-    rows = await graph.write("admin/deactivate_user", user_id=user_id)
+async def deactivate(registry: Registry, user_id: str) -> User:
+    rows = await registry.graph.write("admin/deactivate_user", user_id=user_id)
     if not rows:
         raise NotFound("user not found")
     return User(**rows[0]["user"])
 
 
-async def _require_user(graph: Graph, user_id: str) -> None:
-    if not await graph.read("users/state", user_id=user_id):
+async def _require_user(registry: Registry, user_id: str) -> None:
+    if not await registry.graph.read("users/state", user_id=user_id):
         raise NotFound("user not found")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from app.errors import Conflict, Invalid, NotFound
-from app.graph import Graph, Row, Tx
+from app.graph import Row, Tx
 from app.models.branches import (
     Branch,
     BranchDiff,
@@ -14,7 +14,10 @@ from app.models.branches import (
     DeletedBranch,
     Merged,
 )
+from app.models.feedback import SIGNALS
+from app.registry import Registry
 from app.services import snapshots, versions
+from app.services.memory_view import to_snapshot_memory
 from app.services.scope import MAIN, Caller
 
 MAX_BRANCHES = 20
@@ -29,18 +32,17 @@ NOT_MERGED = (
     "memory_id",
     "user_id",
     "updated_at",
-    "useful",
-    "irrelevant",
-    "outdated",
-    "wrong",
+    *SIGNALS,
 )
 
 
-async def create(graph: Graph, caller: Caller, name: str, from_snapshot: str | None) -> Branch:
+async def create(
+    registry: Registry, caller: Caller, name: str, from_snapshot: str | None
+) -> Branch:
     """Forks main now, or the snapshot's branch as it was at the snapshot."""
     if name == MAIN:
         raise Conflict("the branch main exists already")
-    source = await snapshots.get(graph, caller.user_id, from_snapshot) if from_snapshot else None
+    source = await snapshots.get(registry, caller.user_id, from_snapshot) if from_snapshot else None
 
     async def work(tx: Tx) -> Row:
         seq = await versions.open_change(tx, caller.user_id)
@@ -59,40 +61,40 @@ async def create(graph: Graph, caller: Caller, name: str, from_snapshot: str | N
             raise Conflict(f"a branch named {name} exists already")
         if row["outcome"] == "limit":
             raise Conflict(f"at most {MAX_BRANCHES} branches per user: delete one first")
-        copied = await tx.run(
-            "branches/fork",
-            user_id=caller.user_id,
-            source_branch=source.branch if source else MAIN,
-            seq=source.seq if source else seq - 1,
-            branch=name,
-            change_seq=seq,
+        copied = await versions.copy(
+            tx,
+            seq,
+            caller.user_id,
+            from_branch=source.branch if source else MAIN,
+            to_branch=name,
+            state_seq=source.seq if source else seq - 1,
         )
-        branch: Row = {**row["branch"], "memory_count": copied[0]["copied"]}
+        branch: Row = {**row["branch"], "memory_count": copied["active"]}
         return branch
 
-    return Branch(**await graph.transaction(work))
+    return Branch(**await registry.graph.transaction(work))
 
 
-async def list_all(graph: Graph, caller: Caller) -> BranchList:
-    row = (await graph.read("branches/list", user_id=caller.user_id))[0]
+async def list_all(registry: Registry, caller: Caller) -> BranchList:
+    row = (await registry.graph.read("branches/list", user_id=caller.user_id))[0]
     active = row["active_branch"]
     main = Branch(name=MAIN, memory_count=row["main_count"], active=active == MAIN)
     others = [Branch(**item, active=item["name"] == active) for item in row["branches"]]
     return BranchList(active_branch=active, branches=[main, *others])
 
 
-async def _get(graph: Graph, user_id: str, name: str) -> Row:
-    rows = await graph.read("branches/get", user_id=user_id, name=name)
+async def _get(registry: Registry, user_id: str, name: str) -> Row:
+    rows = await registry.graph.read("branches/get", user_id=user_id, name=name)
     if not rows:
         raise NotFound(f"branch {name} not found")
     branch: Row = rows[0]["branch"]
     return branch
 
 
-async def checkout(graph: Graph, caller: Caller, name: str) -> CheckedOut:
+async def checkout(registry: Registry, caller: Caller, name: str) -> CheckedOut:
     if name != MAIN:
-        await _get(graph, caller.user_id, name)
-    await graph.write("branches/checkout", user_id=caller.user_id, name=name)
+        await _get(registry, caller.user_id, name)
+    await registry.graph.write("branches/checkout", user_id=caller.user_id, name=name)
     return CheckedOut(active_branch=name)
 
 
@@ -129,63 +131,66 @@ def _since_fork(user_id: str, branch: Row) -> dict[str, Any]:
     return {"user_id": user_id, "name": branch["name"], "base_seq": branch["base_seq"]}
 
 
-async def diff(graph: Graph, caller: Caller, name: str) -> BranchDiff:
+async def diff(registry: Registry, caller: Caller, name: str) -> BranchDiff:
     """What merging the branch into main would change."""
-    branch = await _get(graph, caller.user_id, name)
+    branch = await _get(registry, caller.user_id, name)
     new, changed, deactivated = plan_merge(
-        await graph.read("branches/changes", **_since_fork(caller.user_id, branch))
+        await registry.graph.read("branches/changes", **_since_fork(caller.user_id, branch))
     )
-    view = snapshots.memory_view
     return BranchDiff(
         branch=name,
-        added=[view(props) for props in new],
-        modified=[view(props) for props in changed],
-        removed=[view(props) for props in deactivated],
+        added=[to_snapshot_memory(props) for props in new],
+        modified=[to_snapshot_memory(props) for props in changed],
+        removed=[to_snapshot_memory(props) for props in deactivated],
     )
 
 
-async def merge(graph: Graph, caller: Caller, name: str, strategy: str) -> Merged:
+async def merge(registry: Registry, caller: Caller, name: str, strategy: str) -> Merged:
     """`append` brings over what main lacks; `replace` also applies changes and deletions.
 
     Merging twice changes nothing the second time.
     """
-    branch = await _get(graph, caller.user_id, name)
+    branch = await _get(registry, caller.user_id, name)
 
     async def work(tx: Tx) -> Merged:
         seq = await versions.open_change(tx, caller.user_id)
         new, changed, deactivated = plan_merge(
             await tx.run("branches/changes", **_since_fork(caller.user_id, branch))
         )
-        copies = [{**props, "branch": MAIN} for props in new]
-        for copy in copies:
-            copy.pop("created_seq", None)
-        if copies:
-            await tx.run(
-                "branches/apply_new", user_id=caller.user_id, memories=copies, change_seq=seq
+        if new:
+            await versions.copy(
+                tx,
+                seq,
+                caller.user_id,
+                from_branch=name,
+                to_branch=MAIN,
+                state_seq=seq - 1,
+                memory_ids=[props["memory_id"] for props in new],
             )
         replaced = changed + deactivated if strategy == "replace" else []
-        await versions.revise(
+        await versions.replace(
             tx,
             seq,
             caller.user_id,
-            MAIN,
-            [(props["memory_id"], _carried(props)) for props in replaced],
+            branch=MAIN,
+            from_branch=name,
+            changes=[(props["memory_id"], _carried(props)) for props in replaced],
         )
         return Merged(
             branch=name,
             strategy=strategy,
-            added=len(copies),
+            added=len(new),
             replaced=len(changed) if strategy == "replace" else 0,
             removed=len(deactivated) if strategy == "replace" else 0,
         )
 
-    return await graph.transaction(work)
+    return await registry.graph.transaction(work)
 
 
-async def delete(graph: Graph, caller: Caller, name: str) -> DeletedBranch:
+async def delete(registry: Registry, caller: Caller, name: str) -> DeletedBranch:
     if name == MAIN:
         raise Invalid("the branch main cannot be deleted")
-    await _get(graph, caller.user_id, name)
-    await graph.write("branches/delete", user_id=caller.user_id, name=name)
+    await _get(registry, caller.user_id, name)
+    await registry.graph.write("branches/delete", user_id=caller.user_id, name=name)
     active = MAIN if caller.active_branch == name else caller.active_branch
     return DeletedBranch(name=name, deleted=True, active_branch=active)

@@ -1,10 +1,11 @@
 """Feedback on memories, the per-user retrieval parameters, and tuning them from feedback.
 
-A signal is a (:Feedback)-[:ON]->(:Memory) node on the caller's checked-out branch, and the
-matching counter on the current memory node (useful, irrelevant, outdated, wrong) is
-incremented in the same statement, so ranking reads the counts with the memory. The counters
-are updated in place on purpose: they are not memory content and are not versioned. When a
-memory is corrected its counts stay with the old memory; the correction starts at zero.
+A signal is a (:Feedback) record on the caller's checked-out branch, linked ON the memory, whose
+matching counter (useful, irrelevant, outdated, wrong) goes up in the same change, so ranking
+reads the counts with the memory. The link and the count make a new version of the memory like
+any change (a rollback takes the link away again); the counters themselves are not memory
+content: a rollback keeps them, and a correction starts at zero while the old memory keeps its
+counts and feedback.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import uuid
 from typing import Any
 
 from app.errors import NotFound
-from app.graph import Graph, Row, Tx
+from app.graph import Row, Tx
 from app.models.feedback import (
     FEEDBACK_WEIGHT_DEFAULT,
     SIGNALS,
@@ -27,8 +28,10 @@ from app.models.feedback import (
     TierSignalCount,
     TuneResult,
 )
-from app.services import tuning
+from app.registry import Registry
+from app.services import tuning, versions
 from app.services.scope import Caller, scope_for
+from app.services.versions import Link
 
 log = logging.getLogger(__name__)
 
@@ -39,12 +42,13 @@ TUNE_PAGE = 200
 
 
 async def record(
-    graph: Graph, caller: Caller, memory_id: str, item: NewFeedback
+    registry: Registry, caller: Caller, memory_id: str, item: NewFeedback
 ) -> FeedbackRecorded:
     """Records a signal on one of the caller's active memories (checked-out branch)."""
-    scope = await scope_for(graph, caller, None)
+    scope = await scope_for(registry, caller, None)
 
     async def work(tx: Tx) -> Row:
+        seq = await versions.open_change(tx, scope.user_id, {"feedback_signals": 1})
         rows = await tx.run(
             "feedback/record",
             user_id=scope.user_id,
@@ -55,27 +59,33 @@ async def record(
             context=item.context,
         )
         if not rows:
-            raise NotFound("memory not found")  # rolls the user's counter back too
-        return rows[0]
+            raise NotFound("memory not found")  # rolls the user's seq back too
+        row = rows[0]
+        await versions.revise(
+            tx, seq, scope.user_id, scope.branch, [(memory_id, {item.signal: row["count"] + 1})]
+        )
+        on = Link(memory_id=memory_id, type="ON", target_node=row["feedback"], inbound=True)
+        await versions.link(tx, seq, scope.user_id, scope.branch, [on])
+        return {key: row[key] for key in ("feedback_id", "memory_id", "signal")}
 
-    row = await graph.transaction(work)
+    row = await registry.graph.transaction(work)
     return FeedbackRecorded(**row)
 
 
-async def stats(graph: Graph, caller: Caller) -> FeedbackStats:
+async def stats(registry: Registry, caller: Caller) -> FeedbackStats:
     """The caller's signals by kind, over all their branches."""
     counts = dict.fromkeys(SIGNALS, 0)
-    for row in await graph.read("feedback/stats", user_id=caller.user_id):
+    for row in await registry.graph.read("feedback/stats", user_id=caller.user_id):
         if row["signal"] in counts:
             counts[row["signal"]] = row["count"]
     return FeedbackStats(total=sum(counts.values()), **counts)
 
 
-async def by_tier(graph: Graph, caller: Caller) -> FeedbackByTier:
+async def by_tier(registry: Registry, caller: Caller) -> FeedbackByTier:
     """Every trust tier x signal with its count (zeros included)."""
     found = {
         (row["tier"], row["signal"]): row["count"]
-        for row in await graph.read("feedback/by_tier", user_id=caller.user_id)
+        for row in await registry.graph.read("feedback/by_tier", user_id=caller.user_id)
     }
     return FeedbackByTier(
         breakdown=[
@@ -97,15 +107,15 @@ def _params(stored: dict[str, Any] | None) -> RetrievalParams:
     )
 
 
-async def params(graph: Graph, caller: Caller) -> RetrievalParams:
+async def params(registry: Registry, caller: Caller) -> RetrievalParams:
     """The caller's retrieval parameters (defaults until they are tuned)."""
-    rows = await graph.read("retrieval_params/get", user_id=caller.user_id)
+    rows = await registry.graph.read("retrieval_params/get", user_id=caller.user_id)
     return _params(rows[0] if rows else None)
 
 
-async def set_weight(graph: Graph, caller: Caller, weight: float) -> TuneResult:
+async def set_weight(registry: Registry, caller: Caller, weight: float) -> TuneResult:
     """Manual tuning: sets the weight (already validated to lie in 0.01-0.5)."""
-    [row] = await graph.write(
+    [row] = await registry.graph.write(
         "retrieval_params/set",
         user_id=caller.user_id,
         feedback_weight=weight,
@@ -122,16 +132,16 @@ async def set_weight(graph: Graph, caller: Caller, weight: float) -> TuneResult:
     )
 
 
-async def autotune(graph: Graph, user_id: str) -> TuneResult:
+async def autotune(registry: Registry, user_id: str) -> TuneResult:
     """Automatic tuning from the user's feedback mix (see app.services.tuning for the rule)."""
-    [read] = await graph.read("feedback/per_memory", user_id=user_id)
+    [read] = await registry.graph.read("feedback/per_memory", user_id=user_id)
     memories = [tuning.MemorySignals(**counts) for counts in read["memories"]]
     weight = read["feedback_weight"]
     current_weight = FEEDBACK_WEIGHT_DEFAULT if weight is None else weight
     outcome = tuning.tune(current_weight, memories)
     if outcome is None:
         signals = sum(memory.total for memory in memories)
-        rows = await graph.read("retrieval_params/get", user_id=user_id)
+        rows = await registry.graph.read("retrieval_params/get", user_id=user_id)
         return TuneResult(
             tuned=False,
             mode="auto",
@@ -139,7 +149,7 @@ async def autotune(graph: Graph, user_id: str) -> TuneResult:
             signals=signals,
             current=_params(rows[0] if rows else None),
         )
-    [row] = await graph.write(
+    [row] = await registry.graph.write(
         "retrieval_params/set",
         user_id=user_id,
         feedback_weight=outcome.weight,
@@ -161,19 +171,19 @@ async def autotune(graph: Graph, user_id: str) -> TuneResult:
     )
 
 
-async def tune(graph: Graph, caller: Caller, weight: float | None) -> TuneResult:
+async def tune(registry: Registry, caller: Caller, weight: float | None) -> TuneResult:
     """POST /v1/retrieval-params/tune: a weight sets it; None tunes automatically."""
     if weight is not None:
-        return await set_weight(graph, caller, weight)
-    return await autotune(graph, caller.user_id)
+        return await set_weight(registry, caller, weight)
+    return await autotune(registry, caller.user_id)
 
 
-async def autotune_all(graph: Graph) -> dict[str, int]:
+async def autotune_all(registry: Registry) -> dict[str, int]:
     """The scheduled job: auto-tunes every user with new feedback since their last tuning."""
     checked = tuned = 0
     after: str | None = None
     while True:
-        rows = await graph.read(
+        rows = await registry.graph.read(
             "feedback/users_to_tune",
             after=after,
             min_signals=tuning.MIN_SIGNALS,
@@ -181,7 +191,7 @@ async def autotune_all(graph: Graph) -> dict[str, int]:
         )
         for row in rows:
             checked += 1
-            result = await autotune(graph, row["user_id"])
+            result = await autotune(registry, row["user_id"])
             tuned += int(result.tuned)
         if len(rows) < TUNE_PAGE:
             break

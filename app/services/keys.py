@@ -8,9 +8,10 @@ import uuid
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
-from app.errors import Conflict, NotFound, Unauthenticated
-from app.graph import Graph
+from app.errors import Conflict, Forbidden, NotFound, Unauthenticated
 from app.models.keys import ApiKey, CreateKey, IssuedKey, RevokedKeys
+from app.registry import Registry
+from app.services.scope import MAIN
 
 PREFIX_LENGTH = 12
 TOUCH_INTERVAL = timedelta(seconds=60)
@@ -18,7 +19,7 @@ TOUCH_INTERVAL = timedelta(seconds=60)
 
 @dataclass(frozen=True)
 class KeyOwner:
-    key_id: str
+    key_id: str | None  # None for the master key acting for the user
     user_id: str
     active_branch: str
 
@@ -35,9 +36,9 @@ def _secret_fields(raw_key: str) -> dict[str, str]:
     return {"prefix": raw_key[:PREFIX_LENGTH], "hash": hash_key(raw_key)}
 
 
-async def create(graph: Graph, request: CreateKey) -> IssuedKey:
+async def create(registry: Registry, request: CreateKey) -> IssuedKey:
     raw_key = new_raw_key()
-    rows = await graph.write(
+    rows = await registry.graph.write(
         "keys/create",
         user_id=request.user_id,
         key_id=str(uuid.uuid4()),
@@ -50,9 +51,9 @@ async def create(graph: Graph, request: CreateKey) -> IssuedKey:
     return IssuedKey(**rows[0]["key"], raw_key=raw_key)
 
 
-async def verify(graph: Graph, raw_key: str) -> KeyOwner:
+async def verify(registry: Registry, raw_key: str) -> KeyOwner:
     """The owner of a live key; Unauthenticated for unknown, revoked, expired or deactivated."""
-    rows = await graph.read("keys/verify", hash=hash_key(raw_key))
+    rows = await registry.graph.read("keys/verify", hash=hash_key(raw_key))
     if not rows:
         raise Unauthenticated("invalid API key")
     row = rows[0]
@@ -64,26 +65,37 @@ async def verify(graph: Graph, raw_key: str) -> KeyOwner:
     if not row["user_active"]:
         raise Unauthenticated("user is deactivated")
     if row["last_used_at"] is None or now - row["last_used_at"] > TOUCH_INTERVAL:
-        await graph.write("keys/touch", key_id=row["key_id"])
+        await registry.graph.write("keys/touch", key_id=row["key_id"])
     return KeyOwner(
         key_id=row["key_id"], user_id=row["user_id"], active_branch=row["active_branch"]
     )
 
 
-async def list_for(graph: Graph, user_id: str) -> list[ApiKey]:
-    return [ApiKey(**row["key"]) for row in await graph.read("keys/list", user_id=user_id)]
+async def acting_for(registry: Registry, user_id: str) -> KeyOwner:
+    """The user the master key acts for (X-User-Id): Forbidden when deactivated; a user not
+    seen yet is on main."""
+    rows = await registry.graph.read("users/state", user_id=user_id)
+    if rows and not rows[0]["active"]:
+        raise Forbidden(f"user {user_id} is deactivated")
+    return KeyOwner(
+        key_id=None, user_id=user_id, active_branch=rows[0]["active_branch"] if rows else MAIN
+    )
 
 
-async def get(graph: Graph, user_id: str, key_id: str) -> ApiKey:
-    rows = await graph.read("keys/get", user_id=user_id, key_id=key_id)
+async def list_for(registry: Registry, user_id: str) -> list[ApiKey]:
+    return [ApiKey(**row["key"]) for row in await registry.graph.read("keys/list", user_id=user_id)]
+
+
+async def get(registry: Registry, user_id: str, key_id: str) -> ApiKey:
+    rows = await registry.graph.read("keys/get", user_id=user_id, key_id=key_id)
     if not rows:
         raise NotFound("API key not found")
     return ApiKey(**rows[0]["key"])
 
 
-async def rotate(graph: Graph, user_id: str, key_id: str) -> IssuedKey:
+async def rotate(registry: Registry, user_id: str, key_id: str) -> IssuedKey:
     raw_key = new_raw_key()
-    rows = await graph.write(
+    rows = await registry.graph.write(
         "keys/rotate",
         user_id=user_id,
         key_id=key_id,
@@ -91,20 +103,20 @@ async def rotate(graph: Graph, user_id: str, key_id: str) -> IssuedKey:
         **_secret_fields(raw_key),
     )
     if not rows:
-        await get(graph, user_id, key_id)  # 404 when unknown or foreign
+        await get(registry, user_id, key_id)  # 404 when unknown or foreign
         raise Conflict("API key is already revoked")
     return IssuedKey(**rows[0]["key"], raw_key=raw_key)
 
 
-async def revoke(graph: Graph, user_id: str, key_id: str) -> ApiKey:
-    rows = await graph.write("keys/revoke", user_id=user_id, key_id=key_id)
+async def revoke(registry: Registry, user_id: str, key_id: str) -> ApiKey:
+    rows = await registry.graph.write("keys/revoke", user_id=user_id, key_id=key_id)
     if not rows:
         raise NotFound("API key not found")
     return ApiKey(**rows[0]["key"])
 
 
-async def revoke_all(graph: Graph, user_id: str) -> RevokedKeys:
-    row = (await graph.write("keys/revoke_all", user_id=user_id))[0]
+async def revoke_all(registry: Registry, user_id: str) -> RevokedKeys:
+    row = (await registry.graph.write("keys/revoke_all", user_id=user_id))[0]
     if not row["found"]:
         raise NotFound("user not found")
     return RevokedKeys(user_id=user_id, revoked=row["revoked"])

@@ -1,79 +1,35 @@
-"""Memories: store, batch, list, correct, delete, observe and the profile view."""
+"""Memory use cases: store, store a batch, list, correct and delete (versioned writes)."""
 
 from __future__ import annotations
 
-import hashlib
-import os
-import time
 from datetime import UTC, datetime
-from typing import Any, cast
+from typing import Any
 
-from pydantic import ValidationError
-
-from app.embedder import Embedder
-from app.errors import Invalid, NotFound, Unavailable
-from app.graph import Graph, Row, Tx, packed_vector
-from app.llm import LlmClient
+from app.errors import Invalid, NotFound
+from app.graph import Row, Tx, packed_vector
+from app.models.feedback import SIGNALS
 from app.models.memories import (
+    CorrectById,
+    CorrectByQuery,
     Corrected,
     Deleted,
-    FeedbackCounts,
+    DeleteQuery,
+    ListQuery,
     Memory,
     MemoryPage,
-    MemoryType,
     NewMemory,
-    Observed,
-    Profile,
+    StoreMemory,
 )
-from app.models.snapshots import Purge, Purged
 from app.pagination import decode_cursor, encode_cursor
-from app.services import confidence, snapshots, versions
-from app.services.query_text import lucene_query
+from app.registry import Registry
+from app.services import confidence, ranking, snapshots, versions
+from app.services.identity import fingerprint, new_memory_id
+from app.services.memory_view import metadata, metadata_props, to_memory
 from app.services.scope import Caller, Scope, scope_for
+from app.services.versions import Link
 
-META_PREFIX = "meta_"
-FEEDBACK_SIGNALS = ("useful", "irrelevant", "outdated", "wrong")
 CORRECTION_TIER = "T2"
-OBSERVED_CONFIDENCE = 0.7
-DISTILLED_TIER = "T3"
-DISTILLED_TYPES = ("semantic", "profile", "procedural", "working", "tool_result")
 MIN_CORRECTION_COSINE = 0.3
-RAW_OBSERVE_WARNING = (
-    "no LLM is configured: each message was stored as it was, without distillation"
-)
-
-
-COUNTER_BITS = 12  # rand_a of RFC 9562 used as a counter within one millisecond
-_last_stamp = (0, 0)  # (millis, counter) of the last id this process issued
-
-
-def new_memory_id() -> str:
-    """A UUIDv7 as 32 lowercase hex: time-ordered, so id order is creation order.
-
-    Within one millisecond the 12-bit rand_a field counts up (RFC 9562, method 1), so ids
-    issued by this process in one batch also sort in the order they were issued.
-    """
-    global _last_stamp
-    millis = time.time_ns() // 1_000_000
-    last_millis, last_counter = _last_stamp
-    if millis > last_millis:
-        counter = int.from_bytes(os.urandom(2), "big") >> (16 - COUNTER_BITS + 1)  # lower half
-    elif last_counter + 1 < 1 << COUNTER_BITS:
-        millis, counter = last_millis, last_counter + 1
-    else:  # counter exhausted: borrow the next millisecond
-        millis, counter = last_millis + 1, 0
-    _last_stamp = (millis, counter)
-    value = (millis & ((1 << 48) - 1)) << 80
-    value |= 0x7 << 76
-    value |= counter << 64
-    value |= 0x2 << 62  # RFC 9562 variant bits
-    value |= int.from_bytes(os.urandom(8), "big") & ((1 << 62) - 1)
-    return f"{value:032x}"
-
-
-def fingerprint(memory_type: str, subject_id: str | None, content: str) -> str:
-    """What makes two memories exact duplicates (same user and branch assumed)."""
-    return hashlib.sha256(f"{memory_type}\x00{subject_id or ''}\x00{content}".encode()).hexdigest()
 
 
 def memory_props(
@@ -86,7 +42,7 @@ def memory_props(
 ) -> dict[str, Any]:
     """The node properties of a new memory (metadata as one meta_<key> property per key)."""
     tier = trust_tier or item.trust_tier
-    props: dict[str, Any] = {
+    return {
         "memory_id": new_memory_id(),
         "user_id": scope.user_id,
         "branch": scope.branch,
@@ -102,44 +58,14 @@ def memory_props(
         "observed_at": item.observed_at or datetime.now(UTC),
         "embedding": embedding,
         "fingerprint": fingerprint(item.memory_type, item.subject_id, item.content),
-        **dict.fromkeys(FEEDBACK_SIGNALS, 0),
+        **dict.fromkeys(SIGNALS, 0),
+        **metadata_props(item.extra_metadata),
     }
-    props.update({META_PREFIX + key: value for key, value in item.extra_metadata.items()})
-    return props
 
 
-def to_memory(props: Row, retrieval_score: float | None = None) -> Memory:
-    """A node's properties as the API's memory (confidence decayed to now)."""
-    now = datetime.now(UTC)
-    tier = props["trust_tier"]
-    initial = props["initial_confidence"]
-    return Memory(
-        memory_id=props["memory_id"],
-        id=props["memory_id"],
-        user_id=props["user_id"],
-        content=props["content"],
-        memory_type=props["memory_type"],
-        session_id=props.get("session_id"),
-        subject_id=props.get("subject_id"),
-        trust_tier=tier,
-        initial_confidence=initial,
-        confidence=confidence.decayed(
-            initial, tier, confidence.age_days(props["observed_at"], now)
-        ),
-        is_active=props["is_active"],
-        superseded_by=props.get("superseded_by"),
-        observed_at=confidence.timestamp(props["observed_at"]),
-        created_at=confidence.timestamp(props["created_at"]),
-        updated_at=confidence.timestamp(props["updated_at"]),
-        branch=props["branch"],
-        extra_metadata={
-            key.removeprefix(META_PREFIX): value
-            for key, value in props.items()
-            if key.startswith(META_PREFIX)
-        },
-        feedback=FeedbackCounts(**{signal: props.get(signal) or 0 for signal in FEEDBACK_SIGNALS}),
-        retrieval_score=retrieval_score,
-    )
+def deletion(reason: str) -> dict[str, Any]:
+    """What a soft delete changes on a memory."""
+    return {"is_active": False, "deleted_at": datetime.now(UTC), "delete_reason": reason}
 
 
 async def _create_in(
@@ -177,57 +103,48 @@ async def _create_in(
 
 
 async def _create(
-    graph: Graph, scope: Scope, props: list[dict[str, Any]]
+    registry: Registry, scope: Scope, props: list[dict[str, Any]]
 ) -> list[tuple[Row, bool]]:
     async def work(tx: Tx) -> list[tuple[Row, bool]]:
         seq = await versions.open_change(tx, scope.user_id)
         return await _create_in(tx, seq, scope.user_id, scope.branch, props)
 
-    return await graph.transaction(work)
+    return await registry.graph.transaction(work)
 
 
-async def store(
-    graph: Graph, embedder: Embedder, caller: Caller, item: NewMemory, branch: str | None
-) -> tuple[Memory, bool]:
+async def store(registry: Registry, caller: Caller, item: StoreMemory) -> tuple[Memory, bool]:
     """Stores one memory; (memory, False) when an identical active one already exists."""
-    scope = await scope_for(graph, caller, branch)
-    [embedding] = await embedder.encode([item.content])
-    [(row, created)] = await _create(graph, scope, [memory_props(scope, item, embedding)])
+    scope = await scope_for(registry, caller, item.branch)
+    [embedding] = await registry.embedder.encode([item.content])
+    [(row, created)] = await _create(registry, scope, [memory_props(scope, item, embedding)])
     return to_memory(row), created
 
 
 async def store_batch(
-    graph: Graph, embedder: Embedder, caller: Caller, items: list[NewMemory], branch: str | None
+    registry: Registry, caller: Caller, items: list[NewMemory], branch: str | None
 ) -> list[Memory]:
-    """Stores up to 100 memories in one encode call and one transaction."""
-    scope = await scope_for(graph, caller, branch)
-    embeddings = await embedder.encode([item.content for item in items])
+    """Stores many memories in one encode call and one transaction."""
+    scope = await scope_for(registry, caller, branch)
+    embeddings = await registry.embedder.encode([item.content for item in items])
     props = [
         memory_props(scope, item, vector) for item, vector in zip(items, embeddings, strict=True)
     ]
-    return [to_memory(row) for row, _ in await _create(graph, scope, props)]
+    return [to_memory(row) for row, _ in await _create(registry, scope, props)]
 
 
-async def list_page(
-    graph: Graph,
-    caller: Caller,
-    *,
-    limit: int,
-    cursor: str | None,
-    memory_type: str | None,
-    branch: str | None,
-) -> MemoryPage:
-    scope = await scope_for(graph, caller, branch)
-    rows = await graph.read(
+async def list_page(registry: Registry, caller: Caller, query: ListQuery) -> MemoryPage:
+    """A page of active memories, newest first."""
+    scope = await scope_for(registry, caller, query.branch)
+    rows = await registry.graph.read(
         "memories/list",
         user_id=scope.user_id,
         branch=scope.branch,
-        before=decode_cursor(cursor) if cursor else None,
-        memory_type=memory_type,
-        limit=limit + 1,
+        before=decode_cursor(query.cursor) if query.cursor else None,
+        memory_type=query.memory_type,
+        limit=query.limit + 1,
     )
-    items = [to_memory(row["memory"]) for row in rows[:limit]]
-    next_cursor = encode_cursor(items[-1].memory_id) if len(rows) > limit else None
+    items = [to_memory(row["memory"]) for row in rows[: query.limit]]
+    next_cursor = encode_cursor(items[-1].memory_id) if len(rows) > query.limit else None
     return MemoryPage(items=items, next_cursor=next_cursor)
 
 
@@ -242,9 +159,9 @@ async def _active(tx: Tx, scope: Scope, memory_id: str) -> Row:
 
 
 async def _correct(
-    graph: Graph, embedder: Embedder, scope: Scope, memory_id: str, new_content: str, reason: str
+    registry: Registry, scope: Scope, memory_id: str, new_content: str, reason: str
 ) -> Memory:
-    [embedding] = await embedder.encode([new_content])
+    [embedding] = await registry.embedder.encode([new_content])
 
     async def work(tx: Tx) -> Row:
         seq = await versions.open_change(tx, scope.user_id)
@@ -256,11 +173,7 @@ async def _correct(
             memory_type=old["memory_type"],
             session_id=old.get("session_id"),
             subject_id=old.get("subject_id"),
-            extra_metadata={
-                key.removeprefix(META_PREFIX): value
-                for key, value in old.items()
-                if key.startswith(META_PREFIX)
-            },
+            extra_metadata=metadata(old),
         )
         props = memory_props(scope, replacement, embedding, trust_tier=CORRECTION_TIER)
         props["correction_reason"] = reason
@@ -272,216 +185,57 @@ async def _correct(
             scope.branch,
             [(memory_id, {"is_active": False, "superseded_by": new["memory_id"]})],
         )
-        await tx.run(
-            "memories/link_supersedes",
-            user_id=scope.user_id,
-            branch=scope.branch,
-            new_id=new["memory_id"],
-            old_id=memory_id,
-        )
+        supersedes = Link(memory_id=new["memory_id"], type="SUPERSEDES", target_memory_id=memory_id)
+        await versions.link(tx, seq, scope.user_id, scope.branch, [supersedes])
         return new
 
-    return to_memory(await graph.transaction(work))
+    return to_memory(await registry.graph.transaction(work))
 
 
 async def correct(
-    graph: Graph,
-    embedder: Embedder,
-    caller: Caller,
-    memory_id: str,
-    new_content: str,
-    reason: str,
-    branch: str | None,
+    registry: Registry, caller: Caller, memory_id: str, change: CorrectById
 ) -> Memory:
     """Replaces a memory by a corrected one (T2) that supersedes it."""
-    scope = await scope_for(graph, caller, branch)
-    return await _correct(graph, embedder, scope, memory_id, new_content, reason)
+    scope = await scope_for(registry, caller, change.branch)
+    return await _correct(registry, scope, memory_id, change.new_content, change.reason)
 
 
 async def correct_by_query(
-    graph: Graph,
-    embedder: Embedder,
-    caller: Caller,
-    query: str,
-    new_content: str,
-    reason: str,
-    branch: str | None,
+    registry: Registry, caller: Caller, request: CorrectByQuery
 ) -> Corrected:
-    """Corrects the active memory closest in meaning to `query`; 404 when none is close."""
-    scope = await scope_for(graph, caller, branch)
-    vector = packed_vector(await embedder.encode_query(query))
-    rows = await graph.read(
+    """Corrects the active memory closest in meaning to the query; 404 when none is close."""
+    scope = await scope_for(registry, caller, request.branch)
+    vector = packed_vector(await registry.embedder.encode_query(request.query))
+    rows = await registry.graph.read(
         "retrieval/nearest", user_id=scope.user_id, branch=scope.branch, vector=vector
     )
-    if not rows or 2 * rows[0]["score"] - 1 < MIN_CORRECTION_COSINE:
+    if not rows or ranking.cosine(rows[0]["score"]) < MIN_CORRECTION_COSINE:
         raise NotFound("no memory matches the query")
     matched = rows[0]["memory_id"]
-    corrected = await _correct(graph, embedder, scope, matched, new_content, reason)
+    corrected = await _correct(registry, scope, matched, request.new_content, request.reason)
     return Corrected(**corrected.model_dump(), matched_memory_id=matched)
 
 
-def _deletion(reason: str) -> dict[str, Any]:
-    return {"is_active": False, "deleted_at": datetime.now(UTC), "delete_reason": reason}
-
-
-async def delete(
-    graph: Graph,
-    caller: Caller,
-    memory_id: str,
-    reason: str,
-    branch: str | None,
-    safety_kept: int,
-) -> Deleted:
+async def delete(registry: Registry, caller: Caller, memory_id: str, query: DeleteQuery) -> Deleted:
     """Soft-deletes a memory after a safety snapshot; its history stays until collected."""
-    scope = await scope_for(graph, caller, branch)
+    scope = await scope_for(registry, caller, query.branch)
 
     async def work(tx: Tx) -> str:
         seq = await versions.open_change(tx, scope.user_id)
         await _active(tx, scope, memory_id)
         name = await snapshots.take_safety(
-            tx, scope.user_id, scope.branch, seq, "pre_delete", reason, safety_kept
-        )
-        await versions.revise(
             tx,
-            seq,
             scope.user_id,
             scope.branch,
-            [
-                (
-                    memory_id,
-                    {"is_active": False, "deleted_at": datetime.now(UTC), "delete_reason": reason},
-                )
-            ],
+            seq,
+            "pre_delete",
+            query.reason,
+            registry.settings.safety_snapshots_kept,
+        )
+        await versions.revise(
+            tx, seq, scope.user_id, scope.branch, [(memory_id, deletion(query.reason))]
         )
         return name
 
-    snapshot_name = await graph.transaction(work)
+    snapshot_name = await registry.graph.transaction(work)
     return Deleted(memory_id=memory_id, deleted=True, snapshot_name=snapshot_name)
-
-
-def _distilled_type(value: object) -> MemoryType:
-    return cast(MemoryType, value) if value in DISTILLED_TYPES else "semantic"
-
-
-DISTILL_PROMPT = """You extract durable memories from a conversation between a user and an \
-assistant. Answer with a JSON object {"facts": [{"content": str, "memory_type": str}]} where \
-memory_type is one of semantic, profile, procedural, working, tool_result. Keep each fact short, \
-self-contained and in the user's language; skip greetings and small talk."""
-
-
-def _distilled_facts(answer: dict[str, Any], session_id: str | None) -> list[NewMemory]:
-    """The LLM's facts as new T3 memories; a fact that is not a valid memory is skipped."""
-    raw = answer.get("facts", [])
-    if not isinstance(raw, list):
-        raise Unavailable('the LLM did not answer with a list of "facts"')
-    facts = []
-    for fact in raw:
-        if not isinstance(fact, dict) or not isinstance(fact.get("content"), str):
-            continue
-        try:
-            facts.append(
-                NewMemory(
-                    content=fact["content"],
-                    memory_type=_distilled_type(fact.get("memory_type")),
-                    session_id=session_id,
-                    trust_tier=DISTILLED_TIER,
-                )
-            )
-        except ValidationError:  # blank or over the content limit
-            continue
-    return facts
-
-
-async def observe(
-    graph: Graph,
-    embedder: Embedder,
-    llm: LlmClient | None,
-    caller: Caller,
-    messages: list[tuple[str, str]],
-    session_id: str | None,
-    branch: str | None,
-) -> Observed:
-    """Turns a conversation into memories: distilled by the LLM, or message by message."""
-    if llm is None:
-        items = [
-            NewMemory(
-                content=content, session_id=session_id, initial_confidence=OBSERVED_CONFIDENCE
-            )
-            for role, content in messages
-            if role in ("user", "assistant") and content.strip()
-        ]
-        stored = await store_batch(graph, embedder, caller, items, branch) if items else []
-        return Observed(memories=stored, warning=RAW_OBSERVE_WARNING)
-    transcript = "\n".join(f"{role}: {content}" for role, content in messages)
-    answer = await llm.complete_json(DISTILL_PROMPT, transcript)
-    facts = _distilled_facts(answer, session_id)
-    stored = await store_batch(graph, embedder, caller, facts, branch) if facts else []
-    return Observed(memories=stored)
-
-
-async def profile(graph: Graph, caller: Caller) -> Profile:
-    """The user's profile memories joined as text, with active memory counts by type."""
-    scope = await scope_for(graph, caller, None)
-    row = (await graph.read("memories/profile", user_id=scope.user_id, branch=scope.branch))[0]
-    memories = [to_memory(props) for props in row["profile"]]
-    stats = {item["memory_type"]: item["count"] for item in row["counts"]}
-    return Profile(
-        user_id=scope.user_id,
-        profile="\n".join(memory.content for memory in memories),
-        memories=memories,
-        stats=stats,
-        total=sum(stats.values()),
-    )
-
-
-async def purge(
-    graph: Graph,
-    caller: Caller,
-    request: Purge,
-    safety_kept: int,
-) -> Purged:
-    """Soft-deletes every memory matching all the given selectors, after a safety snapshot."""
-    selectors = (
-        request.memory_ids,
-        request.memory_types,
-        request.before,
-        request.session_id,
-        request.topic,
-    )
-    if all(selector is None for selector in selectors):
-        return Purged(purged=0)
-    scope = await scope_for(graph, caller, request.branch)
-    topic_ids = None
-    if request.topic is not None:
-        lucene = lucene_query(request.topic, scope.user_id)
-        rows = (
-            await graph.read(
-                "memories/topic_ids", lucene=lucene, user_id=scope.user_id, branch=scope.branch
-            )
-            if lucene
-            else []
-        )
-        topic_ids = [row["memory_id"] for row in rows]
-
-    async def work(tx: Tx) -> Purged:
-        seq = await versions.open_change(tx, scope.user_id)
-        matched = await tx.run(
-            "memories/select_for_purge",
-            user_id=scope.user_id,
-            branch=scope.branch,
-            memory_ids=request.memory_ids,
-            memory_types=request.memory_types,
-            before=request.before,
-            session_id=request.session_id,
-            topic_ids=topic_ids,
-        )
-        name = await snapshots.take_safety(
-            tx, scope.user_id, scope.branch, seq, "pre_purge", request.reason, safety_kept
-        )
-        removal = _deletion(request.reason)
-        await versions.revise(
-            tx, seq, scope.user_id, scope.branch, [(row["memory_id"], removal) for row in matched]
-        )
-        return Purged(purged=len(matched), snapshot_name=name)
-
-    return await graph.transaction(work)

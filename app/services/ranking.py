@@ -15,6 +15,11 @@ RELATIVE_FLOOR = 0.5
 FEEDBACK_MIN, FEEDBACK_MAX = 0.5, 2.0
 
 
+def cosine(index_score: float) -> float:
+    """The cosine similarity behind a Neo4j cosine vector index score, which is (1 + cos) / 2."""
+    return 2.0 * index_score - 1.0
+
+
 @dataclass(frozen=True)
 class Candidate:
     """One memory as the first stage found it, with what the second stage needs."""

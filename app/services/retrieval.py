@@ -6,16 +6,16 @@ import time
 from datetime import UTC, datetime
 from typing import Any
 
-from app.embedder import Embedder
-from app.graph import Graph, packed_vector
+from app.graph import packed_vector
+from app.models.feedback import FEEDBACK_WEIGHT_DEFAULT
 from app.models.memories import Explain, FulltextRequest, Memory, RetrieveRequest
+from app.registry import Registry
 from app.services import confidence, ranking
-from app.services.memories import to_memory
+from app.services.memory_view import current_confidence, metadata_props, to_memory
 from app.services.query_text import content_words, coverage, lucene_query
 from app.services.scope import Caller, scope_for
 
 DEFAULT_TOP_K = {"retrieve": 5, "search": 10}
-DEFAULT_FEEDBACK_WEIGHT = 0.1
 CANDIDATE_FACTOR = 4
 MIN_CANDIDATES = 20
 TYPE_FILTER_FACTOR = 4
@@ -31,14 +31,10 @@ def _candidate(
     text_score = row["text_score"]
     return ranking.Candidate(
         memory_id=memory["memory_id"],
-        cosine=None if vector_score is None else 2.0 * vector_score - 1.0,
+        cosine=None if vector_score is None else ranking.cosine(vector_score),
         text_score=text_score,
         text_coverage=coverage(query_words, memory["content"]) if text_score is not None else 0.0,
-        confidence=confidence.decayed(
-            memory["initial_confidence"],
-            memory["trust_tier"],
-            confidence.age_days(memory["observed_at"], now),
-        ),
+        confidence=current_confidence(memory, now),
         age_days=confidence.age_days(memory["created_at"], now),
         same_session=session_id is not None and memory.get("session_id") == session_id,
         useful=memory.get("useful") or 0,
@@ -49,8 +45,7 @@ def _candidate(
 
 
 async def hybrid(
-    graph: Graph,
-    embedder: Embedder,
+    registry: Registry,
     caller: Caller,
     request: RetrieveRequest,
     *,
@@ -58,9 +53,9 @@ async def hybrid(
 ) -> list[Memory] | dict[str, Any]:
     """Ranked memories; with `explain`, {"results": [...], "explain": {...}}."""
     started = time.perf_counter()
-    scope = await scope_for(graph, caller, request.branch)
+    scope = await scope_for(registry, caller, request.branch)
     top_k = request.top_k or DEFAULT_TOP_K[mode]
-    vector = await embedder.encode_query(request.query)
+    vector = await registry.embedder.encode_query(request.query)
     embedded = time.perf_counter()
     wanted = max(MIN_CANDIDATES, top_k * CANDIDATE_FACTOR)
     if request.memory_types:
@@ -76,16 +71,16 @@ async def hybrid(
     }
     profile: dict[str, Any] | None = None
     if request.explain == "analyze":
-        [found], profile = await graph.profile("retrieval/candidates", **params)
+        [found], profile = await registry.graph.profile("retrieval/candidates", **params)
     else:
-        [found] = await graph.read("retrieval/candidates", **params)
+        [found] = await registry.graph.read("retrieval/candidates", **params)
     queried = time.perf_counter()
     rows: list[dict[str, Any]] = found["candidates"]
     now = datetime.now(UTC)
     session_id = request.session_id if mode == "retrieve" else None
     weight = found["feedback_weight"]
     if weight is None:
-        weight = DEFAULT_FEEDBACK_WEIGHT
+        weight = FEEDBACK_WEIGHT_DEFAULT
     query_words = content_words(request.query)
     candidates = [_candidate(row, query_words, session_id, now) for row in rows]
     ranked = ranking.rank(
@@ -156,16 +151,16 @@ def _explain(
     return report
 
 
-async def fulltext(graph: Graph, caller: Caller, request: FulltextRequest) -> list[Memory]:
+async def fulltext(registry: Registry, caller: Caller, request: FulltextRequest) -> list[Memory]:
     """Purely lexical search with exact filters; ordered by score, then memory_id."""
-    scope = await scope_for(graph, caller, request.branch)
+    scope = await scope_for(registry, caller, request.branch)
     lucene = lucene_query(request.query, scope.user_id)
     if lucene is None:
         return []
     fetch = max(FULLTEXT_MIN_FETCH, request.limit * 5)
     while True:
         row = (
-            await graph.read(
+            await registry.graph.read(
                 "retrieval/fulltext",
                 lucene=lucene,
                 fetch=fetch,
@@ -175,7 +170,7 @@ async def fulltext(graph: Graph, caller: Caller, request: FulltextRequest) -> li
                 memory_types=request.memory_types,
                 session_id=request.session_id,
                 trust_tier=request.trust_tier,
-                metadata=request.extra_metadata_filter or {},
+                metadata=metadata_props(request.extra_metadata_filter or {}),
                 limit=request.limit,
             )
         )[0]

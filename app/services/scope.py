@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from app.errors import NotFound
-from app.graph import Graph
+from app.registry import Registry
 
 MAIN = "main"
 
@@ -26,11 +26,11 @@ class Scope:
     branch: str
 
 
-async def scope_for(graph: Graph, caller: Caller, requested: str | None) -> Scope:
+async def scope_for(registry: Registry, caller: Caller, requested: str | None) -> Scope:
     """The request's branch if it names one (it must exist), else the checked-out branch."""
     branch = requested or caller.active_branch
     if requested and requested != MAIN:
-        rows = await graph.read("branches/exists", user_id=caller.user_id, name=requested)
+        rows = await registry.graph.read("branches/exists", user_id=caller.user_id, name=requested)
         if not rows[0]["found"]:
             raise NotFound(f"branch {requested} not found")
     return Scope(user_id=caller.user_id, branch=branch)

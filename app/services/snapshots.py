@@ -7,11 +7,10 @@ its branch with created_seq <= seq < ended_seq. Diffs and rollbacks read only wh
 from __future__ import annotations
 
 import secrets
-from datetime import UTC, datetime
 from typing import Any
 
 from app.errors import Conflict, NotFound
-from app.graph import Graph, Row, Tx
+from app.graph import Row, Tx
 from app.models.snapshots import (
     Detail,
     Diff,
@@ -19,13 +18,13 @@ from app.models.snapshots import (
     RolledBack,
     Snapshot,
     SnapshotDetail,
-    SnapshotMemory,
 )
-from app.services import confidence, versions
+from app.registry import Registry
+from app.services import versions
+from app.services.memory_view import is_metadata, to_snapshot_memory
 from app.services.scope import Caller, scope_for
 
 MAX_USER_SNAPSHOTS = 20
-CONTENT_CUT = {"brief": 80, "normal": 200}
 GC_BATCH = 5_000
 # What a diff compares: the memory as a user sees it (not seq bookkeeping or timestamps).
 COMPARED = (
@@ -59,11 +58,11 @@ async def take_safety(
 
 
 async def create(
-    graph: Graph, caller: Caller, name: str, description: str, branch: str | None
+    registry: Registry, caller: Caller, name: str, description: str, branch: str | None
 ) -> Snapshot:
-    scope = await scope_for(graph, caller, branch)
+    scope = await scope_for(registry, caller, branch)
     row = (
-        await graph.write(
+        await registry.graph.write(
             "snapshots/create",
             user_id=scope.user_id,
             branch=scope.branch,
@@ -79,53 +78,24 @@ async def create(
     return Snapshot(**row["snapshot"])
 
 
-async def list_all(graph: Graph, caller: Caller) -> list[Snapshot]:
-    rows = await graph.read("snapshots/list", user_id=caller.user_id)
+async def list_all(registry: Registry, caller: Caller) -> list[Snapshot]:
+    rows = await registry.graph.read("snapshots/list", user_id=caller.user_id)
     return [Snapshot(**row["snapshot"]) for row in rows]
 
 
-async def get(graph: Graph, user_id: str, name: str) -> Snapshot:
-    rows = await graph.read("snapshots/get", user_id=user_id, name=name)
+async def get(registry: Registry, user_id: str, name: str) -> Snapshot:
+    rows = await registry.graph.read("snapshots/get", user_id=user_id, name=name)
     if not rows:
         raise NotFound(f"snapshot {name} not found")
     return Snapshot(**rows[0]["snapshot"])
 
 
-def memory_view(props: Row, detail: Detail = "full") -> SnapshotMemory:
-    content = props["content"]
-    cut = CONTENT_CUT.get(detail)
-    if cut is not None and len(content) > cut:
-        content = content[:cut] + "…"
-    full = detail == "full"
-    return SnapshotMemory(
-        memory_id=props["memory_id"],
-        content=content,
-        memory_type=props["memory_type"],
-        session_id=props.get("session_id"),
-        subject_id=props.get("subject_id"),
-        trust_tier=props.get("trust_tier"),
-        confidence=_confidence(props) if full else None,
-        extra_metadata={
-            key.removeprefix("meta_"): value
-            for key, value in props.items()
-            if key.startswith("meta_")
-        }
-        if full
-        else None,
-    )
-
-
-def _confidence(props: Row) -> float:
-    days = confidence.age_days(props["observed_at"], datetime.now(UTC))
-    return confidence.decayed(props["initial_confidence"], props["trust_tier"], days)
-
-
 async def detail(
-    graph: Graph, caller: Caller, name: str, level: Detail, limit: int, offset: int
+    registry: Registry, caller: Caller, name: str, level: Detail, limit: int, offset: int
 ) -> SnapshotDetail:
-    snapshot = await get(graph, caller.user_id, name)
+    snapshot = await get(registry, caller.user_id, name)
     row = (
-        await graph.read(
+        await registry.graph.read(
             "snapshots/state",
             user_id=caller.user_id,
             branch=snapshot.branch,
@@ -141,13 +111,13 @@ async def detail(
         detail=level,
         limit=limit,
         offset=offset,
-        memories=[memory_view(props, level) for props in row["page"]],
+        memories=[to_snapshot_memory(props, level) for props in row["page"]],
     )
 
 
-async def delete(graph: Graph, caller: Caller, name: str) -> Snapshot:
-    snapshot = await get(graph, caller.user_id, name)
-    await graph.write("snapshots/delete", user_id=caller.user_id, name=name)
+async def delete(registry: Registry, caller: Caller, name: str) -> Snapshot:
+    snapshot = await get(registry, caller.user_id, name)
+    await registry.graph.write("snapshots/delete", user_id=caller.user_id, name=name)
     return snapshot
 
 
@@ -174,15 +144,15 @@ def compare(then: list[Row], now: list[Row]) -> tuple[list[Row], list[Row], list
 
 
 def _differs(old: Row, new: Row) -> bool:
-    keys = set(COMPARED) | {key for key in (*old, *new) if key.startswith("meta_")}
+    keys = set(COMPARED) | {key for key in (*old, *new) if is_metadata(key)}
     return any(old.get(key) != new.get(key) for key in keys)
 
 
-async def diff(graph: Graph, caller: Caller, name: str, limit: int) -> Diff:
+async def diff(registry: Registry, caller: Caller, name: str, limit: int) -> Diff:
     """What changed on the snapshot's branch since the snapshot, up to `limit` per list."""
-    snapshot = await get(graph, caller.user_id, name)
+    snapshot = await get(registry, caller.user_id, name)
     row = (
-        await graph.read(
+        await registry.graph.read(
             "snapshots/changes_since",
             user_id=caller.user_id,
             branch=snapshot.branch,
@@ -193,10 +163,14 @@ async def diff(graph: Graph, caller: Caller, name: str, limit: int) -> Diff:
     return Diff(
         snapshot=name,
         branch=snapshot.branch,
-        added=[memory_view(props) for props in added[:limit]],
-        removed=[memory_view(props) for props in removed[:limit]],
+        added=[to_snapshot_memory(props) for props in added[:limit]],
+        removed=[to_snapshot_memory(props) for props in removed[:limit]],
         modified=[
-            Modified(memory_id=old["memory_id"], before=memory_view(old), after=memory_view(new))
+            Modified(
+                memory_id=old["memory_id"],
+                before=to_snapshot_memory(old),
+                after=to_snapshot_memory(new),
+            )
             for old, new in modified[:limit]
         ],
         counts={"added": len(added), "removed": len(removed), "modified": len(modified)},
@@ -204,30 +178,29 @@ async def diff(graph: Graph, caller: Caller, name: str, limit: int) -> Diff:
     )
 
 
-async def rollback(graph: Graph, caller: Caller, name: str, safety_kept: int) -> RolledBack:
+async def rollback(registry: Registry, caller: Caller, name: str) -> RolledBack:
     """Restores the snapshot's branch exactly, as one new change after a safety snapshot."""
-    snapshot = await get(graph, caller.user_id, name)
+    snapshot = await get(registry, caller.user_id, name)
     user_id, branch = caller.user_id, snapshot.branch
+    safety_kept = registry.settings.safety_snapshots_kept
 
     async def work(tx: Tx) -> dict[str, Any]:
         seq = await versions.open_change(tx, user_id)
         safety = await take_safety(
             tx, user_id, branch, seq, "pre_rollback", f"before rollback to {name}", safety_kept
         )
-        params = {"user_id": user_id, "branch": branch, "seq": snapshot.seq, "change_seq": seq}
-        ended = (await tx.run("snapshots/end_created_since", **params))[0]["ended"]
-        restored = (await tx.run("snapshots/restore_ended_since", **params))[0]["restored"]
-        return {"safety_snapshot": safety, "ended": ended, "restored": restored}
+        outcome = await versions.restore(tx, seq, user_id, branch, snapshot.seq)
+        return {"safety_snapshot": safety, **outcome}
 
-    outcome = await graph.transaction(work)
+    outcome = await registry.graph.transaction(work)
     return RolledBack(snapshot=name, branch=branch, **outcome)
 
 
-async def collect_garbage(graph: Graph) -> int:
+async def collect_garbage(registry: Registry) -> int:
     """Deletes past versions no snapshot can see any more; returns how many."""
     total = 0
     while True:
-        rows = await graph.write("snapshots/collect_garbage", batch=GC_BATCH)
+        rows = await registry.graph.write("snapshots/collect_garbage", batch=GC_BATCH)
         deleted = int(rows[0]["deleted"])
         total += deleted
         if deleted < GC_BATCH:

@@ -1,26 +1,59 @@
-"""The versioned write path: every change to memories goes through here.
+"""The versioned write path: the only code that writes memory nodes and their links.
 
-A change happens at a new value of the user's `seq`. Nodes are never edited in place: a change
-ends the current node (it becomes a :MemoryVersion with `ended_seq`) and creates its successor
-with `created_seq`. Snapshots, diffs and rollbacks read these two numbers.
+A change happens at a new value of the user's `seq`. Nodes are never edited in place once a
+change has committed: a change ends the current node (it becomes a :MemoryVersion with
+`ended_seq`) and creates its successor with `created_seq`. Snapshots, diffs and rollbacks read
+these two numbers.
+
+Links are versioned with the node that owns them. A memory owns every outgoing relationship of
+its node and the inbound ones from nodes that are not memories (feedback records), whatever
+their type. A successor starts with copies of them and the ended version keeps its own, so the
+state at any seq (what a snapshot sees, a rollback restores, a fork copies and a merge brings
+over) is a set of nodes together with their links. Adding or removing a link is a change of the
+memory like any other; links between memories always join the current nodes of one branch.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any
 
 from app.graph import Row, Tx, packed_vector
 
 
-async def open_change(tx: Tx, user_id: str) -> int:
-    """The seq of a new change; also serialises the user's concurrent writes."""
-    rows = await tx.run("versions/next_seq", user_id=user_id)
+@dataclass(frozen=True)
+class Link:
+    """A relationship a memory owns: to another memory of its branch (`target_memory_id`) or
+    to any other node (`target_node`, its element id); `inbound` links point at the memory."""
+
+    memory_id: str
+    type: str
+    target_memory_id: str | None = None
+    target_node: str | None = None
+    inbound: bool = False
+    props: dict[str, Any] = field(default_factory=dict)
+
+    def as_param(self) -> dict[str, Any]:
+        return {
+            "memory_id": self.memory_id,
+            "type": self.type,
+            "target_memory_id": self.target_memory_id,
+            "target_node": self.target_node,
+            "inbound": self.inbound,
+            "props": self.props,
+        }
+
+
+async def open_change(tx: Tx, user_id: str, counts: dict[str, int] | None = None) -> int:
+    """The seq of a new change; also serialises the user's concurrent writes, and adds `counts`
+    to the user's counters of those names."""
+    rows = await tx.run("versions/next_seq", user_id=user_id, counts=counts or {})
     return int(rows[0]["seq"])
 
 
 async def create(tx: Tx, seq: int, memories: list[dict[str, Any]]) -> list[Row]:
     """Creates memories (property maps with their `embedding`) as current nodes of change
-    `seq`; returns them in order."""
+    `seq`, linked to their sessions; returns them in order."""
     rows = await tx.run(
         "versions/create",
         seq=seq,
@@ -38,7 +71,7 @@ async def create(tx: Tx, seq: int, memories: list[dict[str, Any]]) -> list[Row]:
 async def revise(
     tx: Tx, seq: int, user_id: str, branch: str, changes: list[tuple[str, dict[str, Any]]]
 ) -> list[Row]:
-    """Replaces each named current memory by a successor with `props` applied."""
+    """Gives each named current memory a successor with `props` applied (and its links)."""
     if not changes:
         return []
     rows = await tx.run(
@@ -49,3 +82,105 @@ async def revise(
         changes=[{"memory_id": memory_id, "props": props} for memory_id, props in changes],
     )
     return [row["memory"] for row in rows]
+
+
+async def link(tx: Tx, seq: int, user_id: str, branch: str, links: list[Link]) -> int:
+    """Adds links to current memories as part of change `seq`; returns how many now exist."""
+    if not links:
+        return 0
+    await _touch(tx, seq, user_id, branch, links)
+    rows = await tx.run(
+        "versions/link",
+        seq=seq,
+        user_id=user_id,
+        branch=branch,
+        links=[item.as_param() for item in links],
+    )
+    return int(rows[0]["linked"])
+
+
+async def unlink(tx: Tx, seq: int, user_id: str, branch: str, links: list[Link]) -> int:
+    """Removes links of current memories as part of change `seq`; returns how many."""
+    if not links:
+        return 0
+    await _touch(tx, seq, user_id, branch, links)
+    rows = await tx.run(
+        "versions/unlink",
+        seq=seq,
+        user_id=user_id,
+        branch=branch,
+        links=[item.as_param() for item in links],
+    )
+    return int(rows[0]["unlinked"])
+
+
+async def _touch(tx: Tx, seq: int, user_id: str, branch: str, links: list[Link]) -> None:
+    # A link belongs to its memory's state: the memory gets a node of this change first.
+    owners = list(dict.fromkeys(item.memory_id for item in links))
+    await revise(tx, seq, user_id, branch, [(memory_id, {}) for memory_id in owners])
+
+
+async def restore(tx: Tx, seq: int, user_id: str, branch: str, state_seq: int) -> Row:
+    """Makes the branch what it was at `state_seq`, as change `seq`: what was created since is
+    ended, what has ended since comes back, links included. Returns `ended` and `restored`."""
+    params = {"user_id": user_id, "branch": branch, "seq": state_seq, "change_seq": seq}
+    ended = (await tx.run("versions/end_since", **params))[0]["ended"]
+    restored = (await tx.run("versions/restore_since", **params))[0]["restored"]
+    await _relink(tx, seq, user_id, branch)
+    return {"ended": ended, "restored": restored}
+
+
+async def copy(
+    tx: Tx,
+    seq: int,
+    user_id: str,
+    *,
+    from_branch: str,
+    to_branch: str,
+    state_seq: int,
+    memory_ids: list[str] | None = None,
+) -> Row:
+    """Copies memories of `from_branch` as they were at `state_seq` (all of them, or those
+    named) into `to_branch` as change `seq`, with their links. Returns `copied` and `active`."""
+    row = (
+        await tx.run(
+            "versions/copy",
+            user_id=user_id,
+            from_branch=from_branch,
+            to_branch=to_branch,
+            seq=state_seq,
+            change_seq=seq,
+            memory_ids=memory_ids,
+        )
+    )[0]
+    await _relink(tx, seq, user_id, to_branch)
+    return {"copied": row["copied"], "active": row["active"]}
+
+
+async def replace(
+    tx: Tx,
+    seq: int,
+    user_id: str,
+    *,
+    branch: str,
+    from_branch: str,
+    changes: list[tuple[str, dict[str, Any]]],
+) -> None:
+    """Revises memories of `branch` to the properties given and the outgoing links their
+    namesakes have on `from_branch` (a merge that replaces)."""
+    if not changes:
+        return
+    await revise(tx, seq, user_id, branch, changes)
+    await tx.run(
+        "versions/adopt_links",
+        user_id=user_id,
+        branch=branch,
+        from_branch=from_branch,
+        change_seq=seq,
+        memory_ids=[memory_id for memory_id, _ in changes],
+    )
+    await _relink(tx, seq, user_id, branch)
+
+
+async def _relink(tx: Tx, seq: int, user_id: str, branch: str) -> None:
+    await tx.run("versions/relink", user_id=user_id, branch=branch, change_seq=seq)

@@ -1,7 +1,7 @@
 // Lexical search with exact pre-filters, all ANDed; sessions are strict (unscoped excluded).
 // Metadata compares with Cypher equality, so 2 = 2.0 and "2" <> 2.
 // params: lucene, fetch, user_id, branch, subject_id, memory_types, session_id, trust_tier,
-//         metadata (map), limit
+//         metadata (map of node properties, keys already meta_<key>), limit
 // returns: raw_hits (hits the index gave), lowest (their lowest score),
 //          page (list of {memory, score}, score descending then memory_id ascending;
 //          timestamps as ISO strings, cheaper to decode)
@@ -14,7 +14,7 @@ WITH size(hits) AS raw_hits, hits[-1].score AS lowest,
         AND ($memory_types IS NULL OR hit.m.memory_type IN $memory_types)
         AND ($session_id IS NULL OR hit.m.session_id = $session_id)
         AND ($trust_tier IS NULL OR hit.m.trust_tier = $trust_tier)
-        AND all(key IN keys($metadata) WHERE hit.m['meta_' + key] = $metadata[key])] AS kept
+        AND all(key IN keys($metadata) WHERE hit.m[key] = $metadata[key])] AS kept
 CALL (kept) {
   UNWIND kept AS hit
   WITH hit.m AS m, hit.score AS score

@@ -1,5 +1,6 @@
 // Deletes up to $batch past versions that no snapshot of their user and branch can see
-// (no snapshot seq in [created_seq, ended_seq)).
+// (no snapshot seq in [created_seq, ended_seq)) and no other memory's node links to (a link is
+// part of its source's history; once that source is collected, a later run takes this one).
 // params: batch
 // returns: deleted (count)
 MATCH (v:MemoryVersion)
@@ -9,6 +10,7 @@ WHERE NOT EXISTS {
   WHERE s.name IS NOT NULL AND s.branch = v.branch
     AND s.seq >= v.created_seq AND s.seq < v.ended_seq
 }
+AND NOT EXISTS { (:Memory|MemoryVersion)-->(v) }
 WITH v LIMIT $batch
 DETACH DELETE v
 RETURN count(*) AS deleted

@@ -1,8 +1,22 @@
 // Opens a change for a user: increments their sequence number (creating the user on first
-// write). Writing the user node first also serialises the user's concurrent changes.
-// params: user_id
+// write) and any counters of theirs the change brings ($counts, e.g. feedback signals). Writing
+// the user node first also serialises the user's concurrent changes. Every write of the user
+// node within a change happens here: a second write in a later statement of the same
+// transaction deadlocks with concurrent changes waiting for the node (Neo4j then also wants
+// the node's relationship-group lock, which a waiting change already holds).
+// params: user_id, counts (map of counter name to increment)
 // returns: seq
-MERGE (u:User {id: $user_id})
-ON CREATE SET u.active = true, u.created_at = datetime(), u.active_branch = 'main', u.seq = 0
+CYPHER 25
+OPTIONAL MATCH (found:User {id: $user_id})
+CALL (found) {
+  WITH found WHERE found IS NULL
+  MERGE (u:User {id: $user_id})
+  ON CREATE SET u.active = true, u.created_at = datetime(), u.active_branch = 'main', u.seq = 0
+  RETURN u
+  UNION
+  WITH found WHERE found IS NOT NULL
+  RETURN found AS u
+}
 SET u.seq = coalesce(u.seq, 0) + 1
+FOREACH (name IN keys($counts) | SET u[name] = coalesce(u[name], 0) + $counts[name])
 RETURN u.seq AS seq

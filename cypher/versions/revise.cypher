@@ -1,29 +1,46 @@
-// Changes memories at change $seq without editing a node in place: each current node is ended
-// (it becomes a :MemoryVersion with ended_seq) and its successor is created with the changed
-// properties; the memory's relationships move to the successor.
+// Changes memories at change $seq without editing a version in place. A node created by this
+// same change is still private to it and is updated where it stands; any other current node is
+// ended (it becomes a :MemoryVersion with ended_seq and keeps its links, as its history) and a
+// successor with the changed properties takes over. The successor gets copies of the links the
+// memory owns (every outgoing relationship, and inbound ones from nodes that are not memories,
+// such as feedback), whatever their type; links of other current memories that pointed at the
+// ended node move to the successor, so current memories always link current memories.
 // params: seq, user_id, branch, changes (list of {memory_id, props})
-// returns: memory (map of the successor, without embedding)
+// returns: memory (map of the current node, without embedding), in input order
 CYPHER 25
 UNWIND $changes AS change
 MATCH (old:Memory {memory_id: change.memory_id, branch: $branch})
 WHERE old.user_id = $user_id
-REMOVE old:Memory
-SET old:MemoryVersion, old.ended_seq = $seq
-CREATE (new:Memory)
-SET new = properties(old), new += change.props,
-    new.created_seq = $seq, new.updated_at = datetime()
-REMOVE new.ended_seq
-WITH old, new
-CALL (old, new) {
-  MATCH (old)-[r]->(target)
-  CREATE (new)-[moved:$(type(r))]->(target)
-  SET moved = properties(r)
-  DELETE r
+CALL (old, change) {
+  WITH old, change WHERE old.created_seq = $seq
+  SET old += change.props, old.updated_at = datetime()
+  RETURN old AS current
+  UNION
+  WITH old, change WHERE old.created_seq <> $seq
+  REMOVE old:Memory
+  SET old:MemoryVersion, old.ended_seq = $seq
+  CREATE (new:Memory)
+  SET new = properties(old), new += change.props, new.created_seq = $seq,
+      new.updated_at = datetime()
+  REMOVE new.ended_seq
+  WITH old, new
+  CALL (old, new) {
+    MATCH (old)-[r]->(target)
+    CREATE (new)-[copy:$(type(r))]->(target)
+    SET copy = properties(r)
+  }
+  CALL (old, new) {
+    MATCH (source)-[r]->(old)
+    WHERE NOT source:Memory AND NOT source:MemoryVersion
+    CREATE (source)-[copy:$(type(r))]->(new)
+    SET copy = properties(r)
+  }
+  CALL (old, new) {
+    MATCH (source:Memory)-[r]->(old)
+    CREATE (source)-[moved:$(type(r))]->(new)
+    SET moved = properties(r)
+    DELETE r
+  }
+  RETURN new AS current
 }
-CALL (old, new) {
-  MATCH (source)-[r]->(old)
-  CREATE (source)-[moved:$(type(r))]->(new)
-  SET moved = properties(r)
-  DELETE r
-}
-RETURN new {.*, embedding: null} AS memory
+RETURN current {.*, embedding: null} AS memory

@@ -84,13 +84,15 @@ async def test_feedback_is_recorded_and_counted_on_the_memory(
             "created_seq": rows[0]["created_seq"],
         }
     ]
-    # Feedback is not a versioned change: the memory has no past version.
+    # The ON link is part of the memory's state: each signal is a change that leaves the
+    # previous version behind, holding the links it had (the first version none, the last two).
     versions = await query(
         neo4j_driver,
-        "MATCH (v:MemoryVersion {memory_id: $id}) RETURN count(v) AS n",
+        "MATCH (v:MemoryVersion {memory_id: $id}) "
+        "RETURN v.created_seq AS seq, COUNT { (:Feedback)-[:ON]->(v) } AS links ORDER BY seq",
         id=memory["memory_id"],
     )
-    assert versions == [{"n": 0}]
+    assert [row["links"] for row in versions] == [0, 1, 2]
 
 
 async def test_unlimited_repeats_count_and_context_is_optional(

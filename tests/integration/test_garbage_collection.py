@@ -7,7 +7,7 @@ from typing import Any
 from neo4j import AsyncDriver
 from quart.typing import TestClientProtocol
 
-from app.graph import Graph
+from app.registry import Registry
 from app.services.snapshots import collect_garbage
 from tests.conftest import User, create_user
 from tests.support.branches import create_branch
@@ -37,7 +37,7 @@ async def _versions(driver: AsyncDriver, user_id: str) -> list[tuple[str, int, i
 
 
 async def test_collects_only_versions_no_snapshot_can_see(
-    client: TestClientProtocol, user: User, graph: Graph, neo4j_driver: AsyncDriver
+    client: TestClientProtocol, user: User, registry: Registry, neo4j_driver: AsyncDriver
 ) -> None:
     headers = user.headers
     stored = await store_batch(
@@ -71,7 +71,7 @@ async def test_collects_only_versions_no_snapshot_can_see(
     assert contents.count("Ann has a dog") == 1
     assert contents.count("Ann has two dogs") == 1
 
-    collected = await collect_garbage(graph)
+    collected = await collect_garbage(registry)
     assert collected >= 2
     survivors = await _versions(neo4j_driver, user.user_id)
     survivor_contents = sorted(content for content, _, _ in survivors)
@@ -84,7 +84,7 @@ async def test_collects_only_versions_no_snapshot_can_see(
     assert "Ann's van is white" not in survivor_contents  # never changed: no past version
 
     # Collecting again finds nothing more of this user.
-    await collect_garbage(graph)
+    await collect_garbage(registry)
     assert await _versions(neo4j_driver, user.user_id) == survivors
 
     # Surviving snapshots still diff and roll back exactly.
@@ -104,27 +104,27 @@ async def test_collects_only_versions_no_snapshot_can_see(
 
 
 async def test_versions_go_when_their_snapshots_are_deleted(
-    client: TestClientProtocol, user: User, graph: Graph, neo4j_driver: AsyncDriver
+    client: TestClientProtocol, user: User, registry: Registry, neo4j_driver: AsyncDriver
 ) -> None:
     headers = user.headers
     memory = await store(client, headers, "Ben bakes")
     await take_snapshot(client, headers, "old")
     await correct(client, headers, memory["memory_id"], "Ben bakes sourdough")
     current = await _state(client, headers)
-    await collect_garbage(graph)
+    await collect_garbage(registry)
     assert [content for content, _, _ in await _versions(neo4j_driver, user.user_id)] == [
         "Ben bakes"
     ]
 
     await request_ok(client, "DELETE", "/v1/snapshots/old", headers)
-    await collect_garbage(graph)
+    await collect_garbage(registry)
     assert await _versions(neo4j_driver, user.user_id) == []
     # Current memories are never collected.
     assert await _state(client, headers) == current
 
 
 async def test_a_snapshot_keeps_versions_of_its_own_branch_only(
-    client: TestClientProtocol, graph: Graph, neo4j_driver: AsyncDriver
+    client: TestClientProtocol, registry: Registry, neo4j_driver: AsyncDriver
 ) -> None:
     owner = await create_user(client, "gc-branch")
     headers = owner.headers
@@ -133,7 +133,7 @@ async def test_a_snapshot_keeps_versions_of_its_own_branch_only(
     await take_snapshot(client, headers, "main-now")
     # Changed on the branch: main's snapshot cannot see the branch's past version.
     await correct(client, headers, memory["memory_id"], "Cleo sings opera", branch="side")
-    await collect_garbage(graph)
+    await collect_garbage(registry)
     rows = await query(
         neo4j_driver,
         "MATCH (v:MemoryVersion {user_id: $user_id}) RETURN v.branch AS branch",

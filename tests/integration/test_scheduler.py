@@ -8,6 +8,7 @@ import itertools
 import time
 import uuid
 from collections.abc import Mapping
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -16,7 +17,7 @@ from neo4j import AsyncDriver
 from neo4j.time import DateTime
 from quart.typing import TestClientProtocol
 
-from app.graph import Graph
+from app.registry import Registry
 from app.scheduler import ScheduledJob, Scheduler, collect_garbage, cron_trigger, job_table
 from app.services import feedback
 from tests.conftest import User, make_settings
@@ -42,7 +43,7 @@ class CountingJob:
         self.wanted = wanted
         self.enough = asyncio.Event()
 
-    async def __call__(self, graph: Graph) -> Mapping[str, int]:
+    async def __call__(self, registry: Registry) -> Mapping[str, int]:
         self.calls += 1
         if self.calls >= self.wanted:
             self.enough.set()
@@ -52,9 +53,10 @@ class CountingJob:
         return {"calls": self.calls}
 
 
-def _scheduler(graph: Graph, job: ScheduledJob, lease: str, ttl_s: int = 30) -> Scheduler:
+def _scheduler(registry: Registry, job: ScheduledJob, lease: str, ttl_s: int = 30) -> Scheduler:
     settings = make_settings(scheduler_enabled=True, scheduler_lease_s=ttl_s)
-    return Scheduler(graph, settings, f"test-{uuid.uuid4().hex[:6]}", jobs=[job], lease=lease)
+    instance = replace(registry, settings=settings, instance_id=f"test-{uuid.uuid4().hex[:6]}")
+    return Scheduler(instance, jobs=[job], lease=lease)
 
 
 def _native(run: dict[str, Any]) -> dict[str, Any]:
@@ -88,14 +90,14 @@ def test_the_job_table_has_the_autotune_and_garbage_collection_jobs() -> None:
 
 
 async def test_two_claimants_of_one_run_execute_it_once(
-    graph: Graph, neo4j_driver: AsyncDriver
+    registry: Registry, neo4j_driver: AsyncDriver
 ) -> None:
     job_fn = CountingJob()
     job = ScheduledJob(f"test-{uuid.uuid4().hex[:8]}", cron_trigger(EVERY_MINUTE), job_fn)
     # Two schedulers that both believe they may run jobs (each holds a lease of its own):
     # only the uniqueness of the run claim stands between them.
-    first = _scheduler(graph, job, f"lease-{uuid.uuid4().hex[:8]}")
-    second = _scheduler(graph, job, f"lease-{uuid.uuid4().hex[:8]}")
+    first = _scheduler(registry, job, f"lease-{uuid.uuid4().hex[:8]}")
+    second = _scheduler(registry, job, f"lease-{uuid.uuid4().hex[:8]}")
     await first.renew()
     await second.renew()
     assert first.holds_lease() and second.holds_lease()
@@ -116,12 +118,14 @@ async def test_two_claimants_of_one_run_execute_it_once(
     assert run["scheduled_for"].second == 0
 
 
-async def test_without_the_lease_nothing_runs(graph: Graph, neo4j_driver: AsyncDriver) -> None:
+async def test_without_the_lease_nothing_runs(
+    registry: Registry, neo4j_driver: AsyncDriver
+) -> None:
     job_fn = CountingJob()
     job = ScheduledJob(f"test-{uuid.uuid4().hex[:8]}", cron_trigger(EVERY_MINUTE), job_fn)
     lease = f"lease-{uuid.uuid4().hex[:8]}"
-    holder = _scheduler(graph, job, lease)
-    other = _scheduler(graph, job, lease)
+    holder = _scheduler(registry, job, lease)
+    other = _scheduler(registry, job, lease)
     await holder.renew()
     await other.renew()
     assert holder.holds_lease()
@@ -143,11 +147,11 @@ async def test_without_the_lease_nothing_runs(graph: Graph, neo4j_driver: AsyncD
 
 
 async def test_a_failing_job_is_recorded_and_not_retried(
-    graph: Graph, neo4j_driver: AsyncDriver
+    registry: Registry, neo4j_driver: AsyncDriver
 ) -> None:
     job_fn = CountingJob(fail=True)
     job = ScheduledJob(f"test-{uuid.uuid4().hex[:8]}", cron_trigger(EVERY_MINUTE), job_fn)
-    scheduler = _scheduler(graph, job, f"lease-{uuid.uuid4().hex[:8]}")
+    scheduler = _scheduler(registry, job, f"lease-{uuid.uuid4().hex[:8]}")
     await scheduler.renew()
     await _away_from_a_minute_boundary()
     await scheduler.run(job)
@@ -161,12 +165,12 @@ async def test_a_failing_job_is_recorded_and_not_retried(
 
 
 async def test_the_scheduler_runs_a_seconds_schedule_and_releases_its_lease(
-    graph: Graph, neo4j_driver: AsyncDriver
+    registry: Registry, neo4j_driver: AsyncDriver
 ) -> None:
     job_fn = CountingJob(wanted=3)
     job = ScheduledJob(f"test-{uuid.uuid4().hex[:8]}", cron_trigger("* * * * * *"), job_fn)
     lease = f"lease-{uuid.uuid4().hex[:8]}"
-    scheduler = _scheduler(graph, job, lease, ttl_s=2)
+    scheduler = _scheduler(registry, job, lease, ttl_s=2)
     await scheduler.start()
     try:
         await asyncio.wait_for(job_fn.enough.wait(), timeout=15)
@@ -185,7 +189,7 @@ async def test_the_scheduler_runs_a_seconds_schedule_and_releases_its_lease(
 
 
 async def test_autotune_job_tunes_users_with_new_feedback_only(
-    client: TestClientProtocol, user: User, graph: Graph
+    client: TestClientProtocol, user: User, registry: Registry
 ) -> None:
     memory = await store(client, user.headers, "The build cache lives on the NAS")
     await give_feedback(client, user.headers, memory["memory_id"], "useful", 10)
@@ -196,7 +200,7 @@ async def test_autotune_job_tunes_users_with_new_feedback_only(
         ).get_json()
         return body
 
-    first = await feedback.autotune_all(graph)
+    first = await feedback.autotune_all(registry)
     assert first["users_tuned"] >= 1
     tuned = await params()
     assert (tuned["source"], tuned["tuned_signals"], tuned["feedback_weight"]) == (
@@ -206,11 +210,11 @@ async def test_autotune_job_tunes_users_with_new_feedback_only(
     )
 
     # No new feedback: the user is not tuned again.
-    await feedback.autotune_all(graph)
+    await feedback.autotune_all(registry)
     assert await params() == tuned
 
     await give_feedback(client, user.headers, memory["memory_id"], "useful")
-    await feedback.autotune_all(graph)
+    await feedback.autotune_all(registry)
     retuned = await params()
     assert retuned["tuned_signals"] == 11
     assert retuned["tuned_at"] != tuned["tuned_at"]

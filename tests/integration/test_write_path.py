@@ -57,7 +57,7 @@ async def test_store_creates_a_current_node_at_the_next_seq(
         assert node["props"]["created_seq"] == seq + 1
 
 
-async def test_correction_ends_the_old_node_and_moves_its_relationships(
+async def test_correction_ends_the_old_node_which_keeps_its_links_as_history(
     client: TestClientProtocol, user: User, neo4j_driver: AsyncDriver
 ) -> None:
     old = await store(
@@ -82,10 +82,12 @@ async def test_correction_ends_the_old_node_and_moves_its_relationships(
     assert _without_embedding({k: v for k, v in version["props"].items() if k != "ended_seq"}) == (
         _without_embedding(before["props"])
     )
-    assert version["outgoing"] == [] and version["incoming"] == []
+    # It keeps the links it had (they are part of that state); the correction links the
+    # current node, not this one.
+    assert version["outgoing"] == [["IN_SESSION", "office"]] and version["incoming"] == []
 
-    # Its successor is current, inactive, superseded, created at the change, and holds the
-    # relationships: the session it was in and the correction that supersedes it.
+    # Its successor is current, inactive, superseded, created at the change, and has a copy of
+    # its links plus the correction that supersedes it.
     assert current_old["labels"] == ["Memory"]
     assert current_old["props"]["created_seq"] == seq + 1
     assert current_old["props"]["is_active"] is False

@@ -1,4 +1,5 @@
-// Rollback, step one: ends every current node of the branch created after $seq.
+// Rollback, step one: ends every current node of the branch created after $seq. The ended
+// nodes keep their links, as their history.
 // params: user_id, branch, seq, change_seq
 // returns: ended (count)
 MATCH (m:Memory {user_id: $user_id, branch: $branch})

@@ -1,0 +1,1 @@
+"""LLM prompts, one module each: the prompt text and the pydantic model of the answer."""

@@ -1,0 +1,69 @@
+"""The service registry: what create_app() builds once and every use case receives first."""
+
+from __future__ import annotations
+
+import socket
+import uuid
+from dataclasses import dataclass
+
+from app.config import Settings
+from app.embedder import Embedder, SentenceTransformerEmbedder
+from app.errors import Unavailable
+from app.graph import Graph
+from app.llm import LlmClient
+from app.ratelimit import RateLimiter
+
+
+@dataclass(frozen=True)
+class Registry:
+    """Settings and the long-lived clients; REST handlers, the scheduler, benchmarks and tests
+    reach every use case through one of these (`await memories.store(registry, ...)`)."""
+
+    settings: Settings
+    graph: Graph
+    embedder: Embedder
+    limiter: RateLimiter
+    instance_id: str
+    llm: LlmClient | None = None
+
+    @classmethod
+    def build(cls, settings: Settings, embedder: Embedder | None = None) -> Registry:
+        """Every part from the settings; nothing touches the network yet.
+
+        Tests and benchmarks pass one `embedder` to many registries so the model loads once.
+        """
+        llm = (
+            LlmClient(
+                settings.llm_base_url,
+                settings.llm_api_key.get_secret_value(),
+                settings.llm_model,
+                settings.llm_timeout_s,
+            )
+            if settings.llm_enabled
+            else None
+        )
+        return cls(
+            settings=settings,
+            graph=Graph.connect(
+                settings.neo4j_uri,
+                settings.neo4j_user,
+                settings.neo4j_password.get_secret_value(),
+                settings.neo4j_database,
+            ),
+            embedder=embedder
+            or SentenceTransformerEmbedder(settings.embedding_model, settings.embedding_cache_size),
+            limiter=RateLimiter(settings.rate_limit_storage_uri, settings.rate_limits_enabled),
+            instance_id=settings.instance_id or f"{socket.gethostname()}-{uuid.uuid4().hex[:8]}",
+            llm=llm,
+        )
+
+    def require_llm(self) -> LlmClient:
+        """The LLM client; Unavailable (503) when none is configured."""
+        if self.llm is None:
+            raise Unavailable("this feature needs an LLM: set LLM_API_KEY (and LLM_BASE_URL)")
+        return self.llm
+
+    async def close(self) -> None:
+        if self.llm is not None:
+            await self.llm.close()
+        await self.graph.close()

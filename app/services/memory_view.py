@@ -1,0 +1,88 @@
+"""Stored memory nodes as API models: the meta_ encoding of metadata, decayed confidence, and
+the full (`Memory`) and snapshot (`SnapshotMemory`) views."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from typing import Any
+
+from app.graph import Row
+from app.models.feedback import SIGNALS
+from app.models.memories import FeedbackCounts, Memory
+from app.models.snapshots import Detail, SnapshotMemory
+from app.services import confidence
+
+# Metadata lives on the node as one property per key, so Cypher can filter on it directly.
+META_PREFIX = "meta_"
+CONTENT_CUT: dict[Detail, int] = {"brief": 80, "normal": 200}
+
+
+def metadata_props(metadata: Mapping[str, Any]) -> dict[str, Any]:
+    """Metadata as node properties (meta_<key>)."""
+    return {META_PREFIX + key: value for key, value in metadata.items()}
+
+
+def is_metadata(prop: str) -> bool:
+    return prop.startswith(META_PREFIX)
+
+
+def metadata(props: Row) -> dict[str, Any]:
+    """A node's metadata, back from its meta_<key> properties."""
+    return {
+        key.removeprefix(META_PREFIX): value for key, value in props.items() if is_metadata(key)
+    }
+
+
+def current_confidence(props: Row, now: datetime) -> float:
+    """The node's confidence decayed from its observation to `now` at its tier's rate."""
+    return confidence.decayed(
+        props["initial_confidence"],
+        props["trust_tier"],
+        confidence.age_days(props["observed_at"], now),
+    )
+
+
+def to_memory(props: Row, retrieval_score: float | None = None) -> Memory:
+    """A node's properties as the API's memory (confidence decayed to now)."""
+    return Memory(
+        memory_id=props["memory_id"],
+        id=props["memory_id"],
+        user_id=props["user_id"],
+        content=props["content"],
+        memory_type=props["memory_type"],
+        session_id=props.get("session_id"),
+        subject_id=props.get("subject_id"),
+        trust_tier=props["trust_tier"],
+        initial_confidence=props["initial_confidence"],
+        confidence=current_confidence(props, datetime.now(UTC)),
+        is_active=props["is_active"],
+        superseded_by=props.get("superseded_by"),
+        observed_at=confidence.timestamp(props["observed_at"]),
+        created_at=confidence.timestamp(props["created_at"]),
+        updated_at=confidence.timestamp(props["updated_at"]),
+        branch=props["branch"],
+        extra_metadata=metadata(props),
+        feedback=FeedbackCounts(**{signal: props.get(signal) or 0 for signal in SIGNALS}),
+        retrieval_score=retrieval_score,
+    )
+
+
+def to_snapshot_memory(props: Row, detail: Detail = "full") -> SnapshotMemory:
+    """A node as snapshot details and diffs show it: content cut short below `full`, whose
+    confidence and metadata only `full` shows."""
+    content = props["content"]
+    cut = CONTENT_CUT.get(detail)
+    if cut is not None and len(content) > cut:
+        content = content[:cut] + "…"
+    full = detail == "full"
+    return SnapshotMemory(
+        memory_id=props["memory_id"],
+        content=content,
+        memory_type=props["memory_type"],
+        session_id=props.get("session_id"),
+        subject_id=props.get("subject_id"),
+        trust_tier=props.get("trust_tier"),
+        confidence=current_confidence(props, datetime.now(UTC)) if full else None,
+        extra_metadata=metadata(props) if full else None,
+    )

@@ -1,0 +1,53 @@
+"""Observe: turn a conversation into memories, distilled by the LLM or stored message by message."""
+
+from __future__ import annotations
+
+from pydantic import ValidationError
+
+from app.errors import Unavailable
+from app.models.memories import NewMemory, Observe, Observed
+from app.prompts import observe as prompt
+from app.registry import Registry
+from app.services.memories import store_batch
+from app.services.scope import Caller
+
+OBSERVED_CONFIDENCE = 0.7
+DISTILLED_TIER = "T3"
+SPEAKERS = ("user", "assistant")
+RAW_OBSERVE_WARNING = (
+    "no LLM is configured: each message was stored as it was, without distillation"
+)
+
+
+async def observe(registry: Registry, caller: Caller, request: Observe) -> Observed:
+    """Without an LLM every non-blank user or assistant message becomes a memory (with a
+    warning); with one, the facts it distils become T3 memories."""
+    if registry.llm is None:
+        items = [
+            NewMemory(
+                content=message.content,
+                session_id=request.session_id,
+                initial_confidence=OBSERVED_CONFIDENCE,
+            )
+            for message in request.messages
+            if message.role in SPEAKERS and message.content.strip()
+        ]
+        stored = await store_batch(registry, caller, items, request.branch) if items else []
+        return Observed(memories=stored, warning=RAW_OBSERVE_WARNING)
+    transcript = "\n".join(f"{message.role}: {message.content}" for message in request.messages)
+    answer = await registry.llm.complete_json(prompt.SYSTEM, transcript)
+    try:
+        distilled = prompt.Distilled.model_validate(answer)
+    except ValidationError as error:
+        raise Unavailable('the LLM did not answer with a list of "facts"') from error
+    facts = [
+        NewMemory(
+            content=fact.content,
+            memory_type=fact.memory_type,
+            session_id=request.session_id,
+            trust_tier=DISTILLED_TIER,
+        )
+        for fact in distilled.facts
+    ]
+    stored = await store_batch(registry, caller, facts, request.branch) if facts else []
+    return Observed(memories=stored)

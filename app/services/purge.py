@@ -1,0 +1,66 @@
+"""Purge: soft-delete every memory a set of selectors matches, after a safety snapshot."""
+
+from __future__ import annotations
+
+from app.graph import Tx
+from app.models.purge import Purge, Purged
+from app.registry import Registry
+from app.services import snapshots, versions
+from app.services.memories import deletion
+from app.services.query_text import lucene_query
+from app.services.scope import Caller, Scope, scope_for
+
+
+async def _topic_ids(registry: Registry, scope: Scope, topic: str) -> list[str]:
+    """The memories a full-text search of the topic matches."""
+    lucene = lucene_query(topic, scope.user_id)
+    if not lucene:
+        return []
+    rows = await registry.graph.read(
+        "memories/topic_ids", lucene=lucene, user_id=scope.user_id, branch=scope.branch
+    )
+    return [row["memory_id"] for row in rows]
+
+
+async def purge(registry: Registry, caller: Caller, request: Purge) -> Purged:
+    """Soft-deletes every memory matching all the given selectors; none given purges nothing."""
+    selectors = (
+        request.memory_ids,
+        request.memory_types,
+        request.before,
+        request.session_id,
+        request.topic,
+    )
+    if all(selector is None for selector in selectors):
+        return Purged(purged=0)
+    scope = await scope_for(registry, caller, request.branch)
+    topic_ids = None if request.topic is None else await _topic_ids(registry, scope, request.topic)
+
+    async def work(tx: Tx) -> Purged:
+        seq = await versions.open_change(tx, scope.user_id)
+        matched = await tx.run(
+            "memories/select_for_purge",
+            user_id=scope.user_id,
+            branch=scope.branch,
+            memory_ids=request.memory_ids,
+            memory_types=request.memory_types,
+            before=request.before,
+            session_id=request.session_id,
+            topic_ids=topic_ids,
+        )
+        name = await snapshots.take_safety(
+            tx,
+            scope.user_id,
+            scope.branch,
+            seq,
+            "pre_purge",
+            request.reason,
+            registry.settings.safety_snapshots_kept,
+        )
+        removal = deletion(request.reason)
+        await versions.revise(
+            tx, seq, scope.user_id, scope.branch, [(row["memory_id"], removal) for row in matched]
+        )
+        return Purged(purged=len(matched), snapshot_name=name)
+
+    return await registry.graph.transaction(work)

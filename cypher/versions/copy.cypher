@@ -1,0 +1,40 @@
+// Copies memories of $from_branch as they were at $seq into $to_branch, as current nodes of
+// change $change_seq, each with copies of the links it owned (every outgoing relationship, and
+// inbound ones from nodes that are not memories); versions/relink then points links between
+// memories at the copies. Copies every memory alive at $seq, active or not, or only those named
+// in $memory_ids.
+// params: user_id, from_branch, to_branch, seq, change_seq, memory_ids (list or null)
+// returns: copied, active (counts)
+CYPHER 25
+CALL () {
+  WITH 1 AS unused WHERE $memory_ids IS NULL
+  MATCH (m:Memory {user_id: $user_id, branch: $from_branch})
+  WHERE m.created_seq <= $seq
+  RETURN m
+  UNION ALL
+  WITH 1 AS unused WHERE $memory_ids IS NULL
+  MATCH (m:MemoryVersion {user_id: $user_id, branch: $from_branch})
+  WHERE m.ended_seq > $seq AND m.created_seq <= $seq
+  RETURN m
+  UNION ALL
+  UNWIND coalesce($memory_ids, []) AS memory_id
+  MATCH (m:Memory {memory_id: memory_id, branch: $from_branch})
+  WHERE m.user_id = $user_id
+  RETURN m
+}
+// One map, so the copy never holds the source's branch (the identity constraint is eager).
+CREATE (copy:Memory)
+SET copy = m {.*, branch: $to_branch, created_seq: $change_seq, ended_seq: null}
+WITH m, copy
+CALL (m, copy) {
+  MATCH (m)-[r]->(target)
+  CREATE (copy)-[link:$(type(r))]->(target)
+  SET link = properties(r)
+}
+CALL (m, copy) {
+  MATCH (source)-[r]->(m)
+  WHERE NOT source:Memory AND NOT source:MemoryVersion
+  CREATE (source)-[link:$(type(r))]->(copy)
+  SET link = properties(r)
+}
+RETURN count(copy) AS copied, count(CASE WHEN copy.is_active THEN 1 END) AS active

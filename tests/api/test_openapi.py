@@ -1,0 +1,98 @@
+"""/openapi.json documents every route: its success bodies, and its errors as {"detail": ...}."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+from quart import Quart
+from quart.typing import TestClientProtocol
+
+# quart-schema's document itself, its viewers, and Quart's static files.
+UNDOCUMENTED_ENDPOINTS = {"static", "openapi", "swagger_ui", "redoc_ui", "scalar_ui"}
+IMPLICIT_METHODS = {"HEAD", "OPTIONS"}
+PATH_PARAMETER = re.compile(r"<(?:[^:<>]*:)?([^<>]+)>")
+
+
+@pytest.fixture
+async def document(client: TestClientProtocol) -> dict[str, Any]:
+    response = await client.get("/openapi.json")
+    assert response.status_code == 200
+    served: dict[str, Any] = await response.get_json()
+    return served
+
+
+def _operations(app: Quart, document: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    """(label, documented operation) for every route and method the app serves."""
+    found = []
+    for rule in app.url_map.iter_rules():
+        if rule.endpoint in UNDOCUMENTED_ENDPOINTS:
+            continue
+        path = PATH_PARAMETER.sub(r"{\1}", rule.rule)
+        for method in sorted((rule.methods or set()) - IMPLICIT_METHODS):
+            label = f"{method} {path}"
+            operation = document["paths"].get(path, {}).get(method.lower())
+            assert operation is not None, f"{label} is not in /openapi.json"
+            found.append((label, operation))
+    return found
+
+
+async def test_every_route_documents_a_success_response(
+    app: Quart, document: dict[str, Any]
+) -> None:
+    operations = _operations(app, document)
+    assert len(operations) > 40
+    undocumented = [
+        label
+        for label, operation in operations
+        if not any(status.startswith("2") for status in operation["responses"])
+    ]
+    assert undocumented == []
+
+
+async def test_every_documented_error_is_the_error_body(
+    app: Quart, document: dict[str, Any]
+) -> None:
+    for label, operation in _operations(app, document):
+        errors = {
+            status: response
+            for status, response in operation["responses"].items()
+            if status[0] in "45"
+        }
+        for status, response in errors.items():
+            schema = response["content"]["application/json"]["schema"]
+            assert schema["title"] == "ErrorBody", f"{label} {status}"
+            assert schema["required"] == ["detail"], f"{label} {status}"
+            assert schema["properties"]["detail"]["type"] == "string", f"{label} {status}"
+
+
+async def test_store_documents_created_and_duplicate(document: dict[str, Any]) -> None:
+    responses = document["paths"]["/v1/memories"]["post"]["responses"]
+    assert {"200", "201"} <= set(responses)
+
+
+@pytest.mark.parametrize("path", ["/v1/memories/retrieve", "/v1/memories/search"])
+async def test_retrieval_documents_a_list_or_an_explained_list(
+    document: dict[str, Any], path: str
+) -> None:
+    schema = document["paths"][path]["post"]["responses"]["200"]["content"]["application/json"]
+    shapes = schema["schema"]["anyOf"]
+    assert {"type": "array", "items": {"$ref": "#/components/schemas/Memory"}} in shapes
+    assert {"$ref": "#/components/schemas/Explained"} in shapes
+
+
+async def test_liveness_documents_plain_text(document: dict[str, Any]) -> None:
+    content = document["paths"]["/health"]["get"]["responses"]["200"]["content"]
+    assert content["text/plain"]["schema"]["const"] == "ok"
+
+
+async def test_request_bodies_are_required_except_tuning(document: dict[str, Any]) -> None:
+    bodies = {
+        f"{method.upper()} {path}": operation["requestBody"]["required"]
+        for path, methods in document["paths"].items()
+        for method, operation in methods.items()
+        if "requestBody" in operation
+    }
+    assert bodies.pop("POST /v1/retrieval-params/tune") is False
+    assert bodies and all(bodies.values())
