@@ -45,9 +45,9 @@ from app import create_app
 from app.api.context import EXTENSION
 from app.embedder import SentenceTransformerEmbedder
 from app.graph import load_queries
-from app.models.memories import CorrectById, DeleteQuery
+from app.models.memories import CorrectById, DeleteQuery, RetrieveRequest
 from app.registry import Registry
-from app.services import branches, memories, snapshots
+from app.services import branches, memories, retrieval, snapshots
 from app.services.identity import fingerprint, new_memory_id
 from app.services.scope import Caller
 
@@ -59,6 +59,8 @@ INSERT_BATCH = 2_000
 REPS = 15  # fast operations: median of this many
 ROLLBACK_REPS = 9
 CHANGES = 10
+BRANCH_RETRIEVE_SIZE = 10_000  # retrieve on a fresh branch of this size is compared with main
+BRANCH_QUERIES = 30
 SAFETY_KEPT = 20
 TARGETS = {"snapshot": 1.5, "diff": 2.0, "rollback": 2.0}
 TYPES = ("semantic", "semantic", "semantic", "profile", "procedural", "working")
@@ -243,6 +245,30 @@ class Bench:
             await branches.delete(self.registry, self.caller, name)
         return times
 
+    async def retrieve_on_fresh_branch(self) -> dict[str, float]:
+        """Retrieve on a branch made just now against main: same results, and the p50 of each."""
+        name = self.name("branch")
+        await branches.create(self.registry, self.caller, name, None)
+        times: dict[str, list[float]] = {"main": [], name: []}
+        same = 0
+        queries = [" ".join(self.rng.choices(WORDS, k=3)) for _ in range(BRANCH_QUERIES)]
+        for query in queries:
+            found: dict[str, list[str]] = {}
+            for branch in ("main", name):
+                request = RetrieveRequest(query=query, top_k=10, branch=branch, min_score=0)
+                started = time.perf_counter()
+                results = await retrieval.hybrid(self.registry, self.caller, request, mode="search")
+                times[branch].append((time.perf_counter() - started) * 1000)
+                assert isinstance(results, list)
+                found[branch] = [memory.memory_id for memory in results]
+            same += found["main"] == found[name]
+        await branches.delete(self.registry, self.caller, name)
+        return {
+            "same_share": same / len(queries),
+            "main_p50_ms": median(times["main"]),
+            "branch_p50_ms": median(times[name]),
+        }
+
 
 async def plans(driver: neo4j.AsyncDriver, user_id: str) -> dict[str, list[str]]:
     """The index and scan operators of each versioning statement's plan (EXPLAIN, not run)."""
@@ -333,6 +359,14 @@ async def run(uri: str) -> None:
                 figures["diff"], figures["rollback"] = await bench.diff_and_rollback(active)
                 figures["branch"] = await bench.branch_creation(3 if size <= 10_000 else 1)
                 results[size] = figures
+                if size == BRANCH_RETRIEVE_SIZE:
+                    fresh = await bench.retrieve_on_fresh_branch()
+                    log(
+                        f"  retrieve on a fresh branch of {size:,}: same results for "
+                        f"{fresh['same_share']:.0%} of {BRANCH_QUERIES} queries; p50 "
+                        f"{fresh['branch_p50_ms']:.1f} ms on the branch, "
+                        f"{fresh['main_p50_ms']:.1f} ms on main"
+                    )
                 log(
                     f"  {size:,}: "
                     + ", ".join(f"{key} {median(values):.1f} ms" for key, values in figures.items())
