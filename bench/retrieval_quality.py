@@ -184,7 +184,7 @@ async def run(uri: str, embedder: SentenceTransformerEmbedder, dataset: QualityS
             user_id = users[query.world]
             relevant = {ids[key] for key in query.relevant}
             [vector] = embedder.encode_now([query.text])
-            lucene = retrieval.lucene_query(query.text, user_id)
+            lucene = retrieval.lucene_query(query.text, user_id, "main")
             ranked = {
                 "vector": [i for i, _ in common.raw_vector(db, user_id, vector, TOP_K)],
                 "fulltext": [
@@ -210,7 +210,7 @@ async def run(uri: str, embedder: SentenceTransformerEmbedder, dataset: QualityS
                 if variant.lexical not in text_hits:
                     words = lexical_text(query.text, variant.lexical)
                     text_hits[variant.lexical] = common.raw_fulltext(
-                        db, user_id, retrieval.lucene_query(words, user_id), CANDIDATES
+                        db, user_id, retrieval.lucene_query(words, user_id, "main"), CANDIDATES
                     )
                 hits = text_hits[variant.lexical]
                 fused = fuse(vector_hits, hits, variant, query.text, contents)

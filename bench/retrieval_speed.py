@@ -197,7 +197,7 @@ def floor_parts(db: Any, embedder: SentenceTransformerEmbedder, user_id: str, te
     encoded = time.perf_counter()
     common.raw_vector(db, user_id, vector, CANDIDATES)
     searched = time.perf_counter()
-    common.raw_fulltext(db, user_id, retrieval.lucene_query(text, user_id), CANDIDATES)
+    common.raw_fulltext(db, user_id, retrieval.lucene_query(text, user_id, "main"), CANDIDATES)
     return encoded - began, searched - encoded, time.perf_counter() - searched
 
 
@@ -276,7 +276,7 @@ async def candidates_ms(
                 branch="main",
                 vector=vector,
                 vector_k=CANDIDATES,
-                lucene=retrieval.lucene_query(text, user_id),
+                lucene=retrieval.lucene_query(text, user_id, "main"),
                 text_k=CANDIDATES,
                 memory_types=None,
             )
@@ -309,7 +309,7 @@ async def alternatives(
     loop = asyncio.get_running_loop()
     try:
         for text in texts:
-            lucene = retrieval.lucene_query(text, user_id)
+            lucene = retrieval.lucene_query(text, user_id, "main")
             [vector] = embedder.encode_now([text + " (slim)"])
             for name, statement in (("full", query), ("slim", slim_query)):
                 if name == "slim" and slim_query == query:

@@ -191,6 +191,11 @@ async def delete(registry: Registry, caller: Caller, name: str) -> DeletedBranch
     if name == MAIN:
         raise Invalid("the branch main cannot be deleted")
     await _get(registry, caller.user_id, name)
-    await registry.graph.write("branches/delete", user_id=caller.user_id, name=name)
+
+    async def work(tx: Tx) -> None:
+        await versions.drop_branch(tx, caller.user_id, name)
+        await tx.run("branches/delete", user_id=caller.user_id, name=name)
+
+    await registry.graph.transaction(work)
     active = MAIN if caller.active_branch == name else caller.active_branch
     return DeletedBranch(name=name, deleted=True, active_branch=active)

@@ -13,7 +13,7 @@ from app.services.scope import Caller, Scope, scope_for
 
 async def _topic_ids(registry: Registry, scope: Scope, topic: str) -> list[str]:
     """The memories a full-text search of the topic matches."""
-    lucene = lucene_query(topic, scope.user_id)
+    lucene = lucene_query(topic, scope.user_id, scope.branch)
     if not lucene:
         return []
     rows = await registry.graph.read(

@@ -46,17 +46,22 @@ def _phrase(value: str) -> str:
     return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def lucene_query(text: str, user_id: str) -> str | None:
-    """A full-text index query for the words of `text` among one user's memories; None when
-    the text has no searchable word.
+def lucene_query(text: str, user_id: str, branch: str) -> str | None:
+    """A full-text index query for the words of `text` among the memories of one user's
+    branch; None when the text has no searchable word.
 
-    The user clause only narrows the index scan; Cypher checks user_id exactly afterwards.
+    The user and branch clauses narrow the index scan, so that the hits the index returns
+    are that branch's (a branch holds copies of its source's memories, which would otherwise
+    take half of them); Cypher checks user_id and branch exactly afterwards.
     """
     terms = query_terms(text)
     if not terms:
         return None
     words = " ".join(escape(term) for term in terms)
-    return f"content:({words} {NO_MATCH_TERM}) AND user_id:{_phrase(user_id)}"
+    return (
+        f"content:({words} {NO_MATCH_TERM}) AND user_id:{_phrase(user_id)}"
+        f" AND branch:{_phrase(branch)}"
+    )
 
 
 def content_words(query: str, stop_words: frozenset[str] = LUCENE_STOP_WORDS) -> frozenset[str]:

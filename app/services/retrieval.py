@@ -65,7 +65,7 @@ async def hybrid(
         "branch": scope.branch,
         "vector": packed_vector(vector),
         "vector_k": wanted,
-        "lucene": lucene_query(request.query, scope.user_id),
+        "lucene": lucene_query(request.query, scope.user_id, scope.branch),
         "text_k": wanted,
         "memory_types": request.memory_types,
     }
@@ -154,7 +154,7 @@ def _explain(
 async def fulltext(registry: Registry, caller: Caller, request: FulltextRequest) -> list[Memory]:
     """Purely lexical search with exact filters; ordered by score, then memory_id."""
     scope = await scope_for(registry, caller, request.branch)
-    lucene = lucene_query(request.query, scope.user_id)
+    lucene = lucene_query(request.query, scope.user_id, scope.branch)
     if lucene is None:
         return []
     fetch = max(FULLTEXT_MIN_FETCH, request.limit * 5)

@@ -200,8 +200,9 @@ async def collect_garbage(registry: Registry) -> int:
     """Deletes past versions no snapshot can see any more; returns how many."""
     total = 0
     while True:
-        rows = await registry.graph.write("snapshots/collect_garbage", batch=GC_BATCH)
-        deleted = int(rows[0]["deleted"])
+        deleted = await registry.graph.transaction(
+            lambda tx: versions.collect_garbage(tx, GC_BATCH)
+        )
         total += deleted
         if deleted < GC_BATCH:
             return total

@@ -184,3 +184,15 @@ async def replace(
 
 async def _relink(tx: Tx, seq: int, user_id: str, branch: str) -> None:
     await tx.run("versions/relink", user_id=user_id, branch=branch, change_seq=seq)
+
+
+async def drop_branch(tx: Tx, user_id: str, branch: str) -> int:
+    """Deletes every node of the branch's memories, current and past, with their links."""
+    rows = await tx.run("versions/drop_branch", user_id=user_id, name=branch)
+    return int(rows[0]["deleted"])
+
+
+async def collect_garbage(tx: Tx, batch: int) -> int:
+    """Deletes up to `batch` past versions no snapshot can see any more; returns how many."""
+    rows = await tx.run("versions/collect_garbage", batch=batch)
+    return int(rows[0]["deleted"])

@@ -10,7 +10,17 @@ from quart.typing import TestClientProtocol
 from tests.conftest import MASTER, User
 from tests.support.branches import check_out, create_branch
 from tests.support.http import bearer, error_detail, issue_key, request_ok
-from tests.support.memories import correct, page_contents, page_items, store, without_confidence
+from tests.support.memories import (
+    correct,
+    fulltext,
+    ids,
+    page_contents,
+    page_items,
+    ranked,
+    store,
+    store_batch,
+    without_confidence,
+)
 from tests.support.snapshots import list_snapshots, roll_back, take_snapshot
 
 Headers = dict[str, str]
@@ -456,3 +466,34 @@ async def test_bad_branch_name_is_422(client: TestClientProtocol, user: User, na
     response = await client.post("/v1/branches", json={"name": name}, headers=user.headers)
     await error_detail(response, 422)
     assert [item["name"] for item in (await _listed(client, user.headers))["branches"]] == ["main"]
+
+
+async def test_a_fresh_branch_retrieves_exactly_what_main_does(
+    client: TestClientProtocol, user: User
+) -> None:
+    # More memories sharing the query's words than the full-text stage takes: the index must
+    # hand each branch its own hits, not a mix of both branches' copies.
+    await store_batch(
+        client,
+        user.headers,
+        [
+            {"content": f"Lighthouse log {n}: the keeper noted wind force {n % 9}"}
+            for n in range(40)
+        ],
+    )
+    await create_branch(client, user.headers, "twin")
+    for query in ("lighthouse keeper wind", "keeper log 17", "wind 3 log"):
+        for mode in ("retrieve", "search"):
+            on_main = await ranked(client, user.headers, mode, query, top_k=10, min_score=0)
+            on_twin = await ranked(
+                client, user.headers, mode, query, top_k=10, min_score=0, branch="twin"
+            )
+            assert ids(on_twin) == ids(on_main), (mode, query)
+            assert [memory["retrieval_score"] for memory in on_twin] == pytest.approx(
+                [memory["retrieval_score"] for memory in on_main]
+            )
+        lexical = {
+            branch: await fulltext(client, user.headers, query, limit=10, branch=branch)
+            for branch in ("main", "twin")
+        }
+        assert ids(lexical["twin"]) == ids(lexical["main"]) and len(lexical["main"]) == 10

@@ -36,7 +36,10 @@ def _unescaped_syntax(text: str) -> list[str]:
 
 
 def _content_clause(query: str) -> str:
-    match = re.fullmatch(r'content:\((.*)\) AND user_id:"(?:[^"\\]|\\.)*"', query, re.DOTALL)
+    phrase = r'"(?:[^"\\]|\\.)*"'
+    match = re.fullmatch(
+        rf"content:\((.*)\) AND user_id:{phrase} AND branch:{phrase}", query, re.DOTALL
+    )
     assert match, query
     return match.group(1)
 
@@ -45,12 +48,12 @@ def _content_clause(query: str) -> str:
 def test_syntax_alone_is_no_term(syntax: str) -> None:
     assert query_terms(syntax) == []
     assert query_terms(f" {syntax} {syntax}{syntax} ") == []
-    assert lucene_query(syntax, "u") is None
+    assert lucene_query(syntax, "u", "main") is None
 
 
 @pytest.mark.parametrize("syntax", SYNTAX)
 def test_syntax_around_words_is_escaped(syntax: str) -> None:
-    query = lucene_query(f"{syntax}cat{syntax} dog {syntax} AND{syntax}fish", "user-1")
+    query = lucene_query(f"{syntax}cat{syntax} dog {syntax} AND{syntax}fish", "user-1", "b")
     assert query is not None
     content = _content_clause(query)
     assert _unescaped_syntax(content) == []
@@ -60,7 +63,7 @@ def test_syntax_around_words_is_escaped(syntax: str) -> None:
 
 def test_everything_at_once_yields_only_escaped_words() -> None:
     text = 'title:"x" AND (a OR b) NOT c~2 d^3 [e TO f] {g} h* ?i j\\k /re/ +l -m && n || o !p'
-    query = lucene_query(text, "u")
+    query = lucene_query(text, "u", "main")
     assert query is not None
     content = _content_clause(query)
     assert _unescaped_syntax(content) == []
@@ -80,7 +83,7 @@ def test_terms_are_lowercased_deduplicated_and_capped() -> None:
 )
 def test_text_without_letters_or_digits_gives_no_query(text: str) -> None:
     assert query_terms(text) == []
-    assert lucene_query(text, "u") is None
+    assert lucene_query(text, "u", "main") is None
 
 
 @pytest.mark.parametrize(
@@ -101,7 +104,7 @@ def test_words_of_any_script_are_kept_whole(text: str, terms: list[str]) -> None
 def test_a_term_the_analyzer_may_drop_cannot_match_everything() -> None:
     # "½" is a digit to Unicode but the analyzer indexes nothing for it; the content clause
     # keeps a term no memory holds, so it is never empty.
-    query = lucene_query("½", "u")
+    query = lucene_query("½", "u", "main")
     assert query is not None
     assert NO_MATCH_TERM in _content_clause(query).split()
 
@@ -117,8 +120,8 @@ def test_a_term_the_analyzer_may_drop_cannot_match_everything() -> None:
     ],
 )
 def test_user_id_is_an_escaped_phrase(user_id: str, phrase: str) -> None:
-    query = lucene_query("word", user_id)
-    assert query == f"content:(word {NO_MATCH_TERM}) AND user_id:{phrase}"
+    query = lucene_query("word", user_id, "main")
+    assert query == f'content:(word {NO_MATCH_TERM}) AND user_id:{phrase} AND branch:"main"'
 
 
 @pytest.mark.parametrize(
