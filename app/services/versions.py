@@ -86,38 +86,30 @@ async def revise(
 
 async def link(tx: Tx, seq: int, user_id: str, branch: str, links: list[Link]) -> int:
     """Adds links to current memories as part of change `seq`; returns how many now exist."""
-    if not links:
-        return 0
-    await _touch(tx, seq, user_id, branch, links)
-    rows = await tx.run(
-        "versions/link",
-        seq=seq,
-        user_id=user_id,
-        branch=branch,
-        links=[item.as_param() for item in links],
-    )
-    return int(rows[0]["linked"])
+    return await _change_links(tx, "versions/link", seq, user_id, branch, links)
 
 
 async def unlink(tx: Tx, seq: int, user_id: str, branch: str, links: list[Link]) -> int:
     """Removes links of current memories as part of change `seq`; returns how many."""
+    return await _change_links(tx, "versions/unlink", seq, user_id, branch, links)
+
+
+async def _change_links(
+    tx: Tx, statement: str, seq: int, user_id: str, branch: str, links: list[Link]
+) -> int:
     if not links:
         return 0
-    await _touch(tx, seq, user_id, branch, links)
+    # A link belongs to its memory's state: the memory gets a node of this change first.
+    owners = list(dict.fromkeys(item.memory_id for item in links))
+    await revise(tx, seq, user_id, branch, [(memory_id, {}) for memory_id in owners])
     rows = await tx.run(
-        "versions/unlink",
+        statement,
         seq=seq,
         user_id=user_id,
         branch=branch,
         links=[item.as_param() for item in links],
     )
-    return int(rows[0]["unlinked"])
-
-
-async def _touch(tx: Tx, seq: int, user_id: str, branch: str, links: list[Link]) -> None:
-    # A link belongs to its memory's state: the memory gets a node of this change first.
-    owners = list(dict.fromkeys(item.memory_id for item in links))
-    await revise(tx, seq, user_id, branch, [(memory_id, {}) for memory_id in owners])
+    return int(rows[0]["changed"])
 
 
 async def restore(tx: Tx, seq: int, user_id: str, branch: str, state_seq: int) -> Row:

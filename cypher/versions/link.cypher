@@ -4,7 +4,7 @@
 // inbound link points from that node at the memory. Adding a link twice keeps one.
 // params: seq, user_id, branch, links (list of {memory_id, type, target_memory_id (or null),
 //         target_node (element id or null), inbound (boolean), props (map)})
-// returns: linked (count of links now present)
+// returns: changed (count of links now present)
 CYPHER 25
 UNWIND $links AS link
 MATCH (m:Memory {memory_id: link.memory_id, branch: $branch})
@@ -27,4 +27,4 @@ CALL (m, link, target) {
   SET r += link.props
   RETURN r
 }
-RETURN count(r) AS linked
+RETURN count(r) AS changed

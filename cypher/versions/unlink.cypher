@@ -2,7 +2,7 @@
 // change, see versions.unlink), whatever their properties; the ended versions keep theirs.
 // params: seq, user_id, branch, links (list of {memory_id, type, target_memory_id (or null),
 //         target_node (element id or null), inbound (boolean)})
-// returns: unlinked (count)
+// returns: changed (count of links removed)
 CYPHER 25
 UNWIND $links AS link
 MATCH (m:Memory {memory_id: link.memory_id, branch: $branch})
@@ -14,4 +14,4 @@ CALL (m, link) {
   DELETE r
   RETURN count(r) AS removed
 }
-RETURN sum(removed) AS unlinked
+RETURN sum(removed) AS changed
