@@ -86,30 +86,31 @@ async def revise(
 
 async def link(tx: Tx, seq: int, user_id: str, branch: str, links: list[Link]) -> int:
     """Adds links to current memories as part of change `seq`; returns how many now exist."""
-    return await _change_links(tx, "versions/link", seq, user_id, branch, links)
+    params = await _own_links(tx, seq, user_id, branch, links)
+    return int((await tx.run("versions/link", **params))[0]["changed"]) if params else 0
 
 
 async def unlink(tx: Tx, seq: int, user_id: str, branch: str, links: list[Link]) -> int:
     """Removes links of current memories as part of change `seq`; returns how many."""
-    return await _change_links(tx, "versions/unlink", seq, user_id, branch, links)
+    params = await _own_links(tx, seq, user_id, branch, links)
+    return int((await tx.run("versions/unlink", **params))[0]["changed"]) if params else 0
 
 
-async def _change_links(
-    tx: Tx, statement: str, seq: int, user_id: str, branch: str, links: list[Link]
-) -> int:
+async def _own_links(
+    tx: Tx, seq: int, user_id: str, branch: str, links: list[Link]
+) -> dict[str, Any]:
+    """The parameters of a link change (none without links), once every memory whose links
+    change has a node of change `seq`: a link belongs to its memory's state."""
     if not links:
-        return 0
-    # A link belongs to its memory's state: the memory gets a node of this change first.
+        return {}
     owners = list(dict.fromkeys(item.memory_id for item in links))
     await revise(tx, seq, user_id, branch, [(memory_id, {}) for memory_id in owners])
-    rows = await tx.run(
-        statement,
-        seq=seq,
-        user_id=user_id,
-        branch=branch,
-        links=[item.as_param() for item in links],
-    )
-    return int(rows[0]["changed"])
+    return {
+        "seq": seq,
+        "user_id": user_id,
+        "branch": branch,
+        "links": [item.as_param() for item in links],
+    }
 
 
 async def restore(tx: Tx, seq: int, user_id: str, branch: str, state_seq: int) -> Row:
