@@ -38,7 +38,6 @@ import common
 import httpx
 import neo4j
 import numpy as np
-import torch
 from data.corpus import memory_texts, queries
 
 from app.embedder import SentenceTransformerEmbedder
@@ -385,6 +384,12 @@ def run_row(name: str, latencies: list[float], wall: float | None) -> list[Any]:
 
 
 def main() -> None:
+    # Imported here, after app.embedder: torch's OpenMP reads OMP_WAIT_POLICY (set by
+    # app.embedder as in the service) when torch loads; loaded first, its threads spin between
+    # operations, and on a busy machine the floor's encodes here would be slower than the
+    # service's.
+    import torch
+
     run_id = uuid.uuid4().hex[:8]
     started = time.perf_counter()
     common.log("loading the embedding model")

@@ -1,9 +1,15 @@
 """Store throughput: POST /v1/memories and POST /v1/memories/batch against raw encode speed.
 
 Runs the service as its own process (hypercorn "app:create_app()", as scripts/serve.sh does)
-against a throwaway Neo4j and measures, in memories per second:
+against a throwaway Neo4j and measures:
 
-- store: POST /v1/memories one at a time (1 client), and with STORE_CLIENTS concurrent clients;
+- single store: p50/p95 of POST /v1/memories one at a time (1 client) against encode_now of
+  one text here, alternating in blocks, after warm-up commits; target p50 <= 2 x the encode's
+  p50. A profile splits one store into auth, encode, the write transaction statement by
+  statement and its commit (with and without the vector index update) and the rest (HTTP).
+  BENCH_SINGLE_ONLY=1 stops after this part;
+- store, in memories per second: one at a time (1 client, the single stores above), and with
+  STORE_CLIENTS concurrent clients;
 - batch store: POST /v1/memories/batch with 100 memories a call, with 1 and 2 clients;
 - raw encode: SentenceTransformerEmbedder.encode_now on batches of 100 of the same texts, one
   calling thread in this process (torch's default intra-op threads, as in the service, which
@@ -19,12 +25,16 @@ packing of the embeddings) and the rest (HTTP, validation, JSON).
 Every concurrent client is its own user (one user's writes are serialised by design).
 
     .venv/bin/python bench/store_speed.py
+    BENCH_SINGLE_ONLY=1 .venv/bin/python bench/store_speed.py
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import math
+import os
+import random
 import time
 import uuid
 from collections import defaultdict
@@ -35,7 +45,6 @@ from typing import Any
 
 import common
 import httpx
-import torch
 from data.corpus import memory_texts
 
 from app.api.encoding import to_json
@@ -48,7 +57,12 @@ from app.services import memories, versions
 from app.services.memories import memory_props
 
 BATCH = 100
-SINGLE_N = 150
+SINGLE_N = 200
+SINGLE_BLOCK = 10  # single stores per block when they alternate with single-text encodes
+COLD_STORES = 100  # the first single stores on the fresh database, reported as such
+DATABASE_WARMUP = int(os.environ.get("BENCH_DATABASE_WARMUP", "3000"))
+SINGLE_TARGET = 2.0
+SINGLE_PROFILE_N = 90  # 30 each: the store's transaction, without the embedding, open_change alone
 STORE_CLIENTS = 4
 CONCURRENT_N = 300
 BATCH_CALLS_1 = 15
@@ -93,6 +107,30 @@ async def store_run(
         return latencies
 
     return await clients(n_clients, work)
+
+
+async def single_store_run(
+    http: httpx.AsyncClient, embedder: SentenceTransformerEmbedder, texts: Texts, user_id: str
+) -> tuple[list[float], list[float]]:
+    """Seconds of each POST /v1/memories (1 client) and of encode_now of one text here.
+
+    They alternate in blocks (SINGLE_BLOCK stores, then the same texts encoded one by one), so
+    that both see the same background load.
+    """
+    headers = common.master_headers(user_id)
+    stored, encoded = [], []
+    for _ in range(SINGLE_N // SINGLE_BLOCK):
+        chunk = texts.take(SINGLE_BLOCK)
+        for text in chunk:
+            began = time.perf_counter()
+            response = await http.post("/v1/memories", json={"content": text}, headers=headers)
+            stored.append(time.perf_counter() - began)
+            assert response.status_code == 201, response.text
+        for text in chunk:
+            began = time.perf_counter()
+            embedder.encode_now([text])
+            encoded.append(time.perf_counter() - began)
+    return stored, encoded
 
 
 async def batch_run(
@@ -250,11 +288,113 @@ async def neo4j_write(
     return timings
 
 
-async def measure(uri: str, embedder: SentenceTransformerEmbedder, service: common.Service) -> None:
+async def timed_store_transaction(
+    graph: Graph, user_id: str, props: dict[str, Any], variant: str
+) -> dict[str, float]:
+    """Seconds of each statement of one store's transaction and of its commit.
+
+    `variant`: "full" as the service runs it, "no_embedding" (the same create without the
+    embedding: nothing for the vector index) or "open_only" (the change opened, nothing created).
+    """
+    parts: dict[str, float] = {}
+
+    async def work(tx: Tx) -> None:
+        began = time.perf_counter()
+        seq = await versions.open_change(tx, user_id)
+        parts["open_change"] = time.perf_counter() - began
+        if variant == "open_only":
+            parts["ran"] = time.perf_counter()
+            return
+        began = time.perf_counter()
+        await tx.run(
+            "memories/active_duplicates",
+            user_id=user_id,
+            branch="main",
+            fingerprints=[props["fingerprint"]],
+        )
+        parts["duplicates"] = time.perf_counter() - began
+        began = time.perf_counter()
+        if variant == "full":
+            await versions.create(tx, seq, [props])
+        else:
+            row = {key: value for key, value in props.items() if key != "embedding"}
+            await tx.run("versions/create", seq=seq, memories=[{"props": row, "embedding": None}])
+        parts["create"] = time.perf_counter() - began
+        parts["ran"] = time.perf_counter()
+
+    await graph.transaction(work)
+    parts["commit"] = time.perf_counter() - parts.pop("ran")
+    return parts
+
+
+def random_unit_vector(dimensions: int, rng: random.Random) -> list[float]:
+    values = [rng.gauss(0.0, 1.0) for _ in range(dimensions)]
+    norm = math.sqrt(sum(value * value for value in values))
+    return [value / norm for value in values]
+
+
+async def warm_database(uri: str, texts: list[str], dimensions: int, run_id: str) -> None:
+    """Runs DATABASE_WARMUP single-store transactions from this process, as a server that has
+    been up for a while has run them: a fresh Neo4j's JIT compiler keeps compiling the commit
+    path (Lucene's per-commit index work) for its first few thousand commits, on the cores that
+    the service and its encodes need (see bench/README.md). Random vectors: nothing to encode.
+    """
+    graph = Graph.connect(uri, "", "", "neo4j")
+    rng = random.Random(7)
+    scope = SimpleNamespace(user_id=f"bench-warm-{run_id}", branch="main")
+    try:
+        for n in range(DATABASE_WARMUP):
+            item = NewMemory(content=f"{texts[n % len(texts)]} (#{n})")
+            vector = random_unit_vector(dimensions, rng)
+            props = memory_props(scope, item, vector)  # type: ignore[arg-type]
+            await timed_store_transaction(graph, scope.user_id, props, "full")
+    finally:
+        await graph.close()
+
+
+async def single_write(
+    uri: str, embedder: SentenceTransformerEmbedder, texts: Texts, run_id: str
+) -> dict[str, list[float]]:
+    """Seconds of the database work of one store, part by part, from this process.
+
+    `auth`: the users/state read that authenticates the master key acting for a user (an API
+    key's lookup is one read too). Then the write transaction as the service runs it, part by
+    part (timed_store_transaction); the commit is where Neo4j updates its indexes. For
+    comparison, the commit without the embedding (no vector index update) and the commit of a
+    transaction that only opens the change (the transaction log write and its fsync alone).
+    """
+    graph = Graph.connect(uri, "", "", "neo4j")
+    timings: dict[str, list[float]] = defaultdict(list)
+    user_id = f"bench-single-profile-{run_id}"
+    scope = SimpleNamespace(user_id=user_id, branch="main")
+    try:
+        for n in range(SINGLE_PROFILE_N):
+            [text] = texts.take(1)
+            began = time.perf_counter()
+            await graph.read("users/state", user_id=user_id)
+            timings["auth"].append(time.perf_counter() - began)
+            [vector] = embedder.encode_now([text])
+            props = memory_props(scope, NewMemory(content=text), vector)  # type: ignore[arg-type]
+            variant = ("full", "no_embedding", "open_only")[n % 3]
+            parts = await timed_store_transaction(graph, user_id, props, variant)
+            if variant == "full":
+                for part in ("open_change", "duplicates", "create"):
+                    timings[part].append(parts[part])
+            timings[f"commit_{variant}"].append(parts["commit"])
+    finally:
+        await graph.close()
+    return timings
+
+
+async def measure(
+    uri: str, embedder: SentenceTransformerEmbedder, service: common.Service, single_only: bool
+) -> None:
     run_id = uuid.uuid4().hex[:8]
     needed = (
         20
+        + COLD_STORES
         + SINGLE_N
+        + SINGLE_PROFILE_N
         + CONCURRENT_N
         + BATCH * (2 + BATCH_CALLS_1 + 2 * BATCH_CALLS_2 + 3 * PROFILE_BATCHES)
     )
@@ -263,16 +403,33 @@ async def measure(uri: str, embedder: SentenceTransformerEmbedder, service: comm
 
     common.wait_for_quiet()
     loads = [common.load_line("at the start")]
-    common.log("raw encode (before the service runs)")
-    raw_before, raw_times = raw_encode(embedder, encode_texts)
+    if not single_only:
+        common.log("raw encode (before the service runs)")
+        raw_before, raw_times = raw_encode(embedder, encode_texts)
     rows: list[list[Any]] = []
     async with httpx.AsyncClient(base_url=service.base_url, timeout=120) as http:
-        common.log("warm-up")
-        await store_run(http, texts, 1, 20, run_id + "w")
+        common.log(f"warm-up: {COLD_STORES} x POST /v1/memories on the fresh database, 1 batch")
+        _, cold = await store_run(http, texts, 1, COLD_STORES, run_id + "w")
         await batch_run(http, texts, 1, 1, run_id + "w")
-        common.log(f"store: {SINGLE_N} x POST /v1/memories, 1 client")
-        elapsed, lat = await store_run(http, texts, 1, SINGLE_N, run_id)
-        rows.append(["store, 1 client", SINGLE_N, elapsed, SINGLE_N / elapsed, lat])
+        common.log(f"warm-up: {DATABASE_WARMUP} store transactions from here")
+        await warm_database(uri, texts._texts[:COLD_STORES], embedder.dimensions, run_id)
+        common.log(
+            f"store: {SINGLE_N} x POST /v1/memories, 1 client, in blocks of {SINGLE_BLOCK} "
+            "alternating with encode_now of each text alone here"
+        )
+        single, single_encode = await single_store_run(
+            http, embedder, texts, f"bench-single-{run_id}"
+        )
+        loads.append(common.load_line("after the single stores"))
+        common.log("profile: the database work of one store from this process")
+        single_parts = await single_write(uri, embedder, texts, run_id)
+        report_single(single, single_encode, single_parts, cold)
+        if single_only:
+            print(common.code_state())
+            for line in loads:
+                print(line)
+            return
+        rows.append(["store, 1 client", SINGLE_N, sum(single), SINGLE_N / sum(single), single])
         per = CONCURRENT_N // STORE_CLIENTS
         common.log(f"store: {CONCURRENT_N} x POST /v1/memories, {STORE_CLIENTS} clients")
         elapsed, lat = await store_run(http, texts, STORE_CLIENTS, per, run_id)
@@ -316,6 +473,11 @@ async def measure(uri: str, embedder: SentenceTransformerEmbedder, service: comm
     raw_after, raw_times_after = raw_encode(embedder, encode_texts)
     raw = (raw_before + raw_after) / 2
     common.log("raw encode with one torch thread (for comparison only)")
+    # Imported here, after app.embedder: torch's OpenMP reads OMP_WAIT_POLICY (set by
+    # app.embedder as in the service) when torch loads. Loaded first, its threads would spin
+    # between operations, which on a busy machine can make an encode many times slower.
+    import torch
+
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
     try:
@@ -436,11 +598,77 @@ async def measure(uri: str, embedder: SentenceTransformerEmbedder, service: comm
     )
 
 
+def report_single(
+    stored: list[float], encoded: list[float], parts: dict[str, list[float]], cold: list[float]
+) -> None:
+    store_ms = common.median(stored) * 1000
+    encode_ms = common.median(encoded) * 1000
+    ratio = store_ms / encode_ms
+    print(
+        common.table(
+            f"Single store at concurrency 1 against encoding one text ({len(stored)} of each, "
+            f"alternating in blocks of {SINGLE_BLOCK}, after {DATABASE_WARMUP} warm-up commits)",
+            ["", "p50 ms", "p95 ms", "ratio of p50s", "target", "status"],
+            [
+                [
+                    "POST /v1/memories",
+                    store_ms,
+                    common.percentile(stored, 95) * 1000,
+                    ratio,
+                    f"<= {SINGLE_TARGET}",
+                    common.verdict(ratio, SINGLE_TARGET, higher_is_better=False),
+                ],
+                [
+                    "encode_now of one text",
+                    encode_ms,
+                    common.percentile(encoded, 95) * 1000,
+                    "",
+                    "",
+                    "",
+                ],
+            ],
+        )
+    )
+    print(
+        f"store p50 of the first {len(cold)} stores on the fresh database (JIT cold, not "
+        f"interleaved): {common.median(cold) * 1000:.1f} ms"
+    )
+    ms = {part: common.median(seconds) * 1000 for part, seconds in parts.items()}
+    statements = ("open_change", "duplicates", "create", "commit_full")
+    transaction_ms = sum(ms[part] for part in statements)
+    rest_ms = store_ms - ms["auth"] - encode_ms - transaction_ms
+    print(
+        common.table(
+            "Where one POST /v1/memories goes (medians; the store and the encode are those above, "
+            "the database parts timed from this process)",
+            ["part", "ms", "share of the store"],
+            [
+                ["auth: users/state read", ms["auth"], ms["auth"] / store_ms],
+                ["encode one text (encode_now)", encode_ms, encode_ms / store_ms],
+                ["write transaction", transaction_ms, transaction_ms / store_ms],
+                ["  begin + open_change (versions/next_seq)", ms["open_change"], ""],
+                ["  memories/active_duplicates", ms["duplicates"], ""],
+                ["  versions/create", ms["create"], ""],
+                ["  commit", ms["commit_full"], ""],
+                [
+                    "    commit without the embedding (no vector index)",
+                    ms["commit_no_embedding"],
+                    "",
+                ],
+                ["    commit of open_change alone (log write + fsync)", ms["commit_open_only"], ""],
+                ["rest: HTTP, validation, JSON, event loop", rest_ms, rest_ms / store_ms],
+                ["whole store (1 client)", store_ms, 1.0],
+            ],
+        )
+    )
+
+
 def main() -> None:
+    single_only = os.environ.get("BENCH_SINGLE_ONLY") == "1"
     common.log("loading the embedding model")
     embedder = SentenceTransformerEmbedder()
     with common.neo4j_database() as database, common.service_process(database.uri) as service:
-        asyncio.run(measure(database.uri, embedder, service))
+        asyncio.run(measure(database.uri, embedder, service, single_only))
 
 
 if __name__ == "__main__":
