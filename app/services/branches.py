@@ -109,13 +109,16 @@ def plan_merge(changes: list[Row]) -> tuple[list[Row], list[Row], list[Row]]:
     duplicate of it, as storing it on main would not create one either). Changed: memories on
     both whose branch version differs. Deactivated: the changed ones that the branch deleted,
     corrected or purged while main still shows them (one main no longer shows has nothing left
-    to remove).
+    to remove). A memory the branch only gave new versions that left its properties as they
+    were at the fork (feedback, links) is none of these, whatever main did meanwhile.
     """
     new: list[Row] = []
     changed: list[Row] = []
     deactivated: list[Row] = []
     for row in changes:
-        mine, theirs = row["branch_memory"], row["main_memory"]
+        mine, theirs, forked = row["branch_memory"], row["main_memory"], row.get("fork_memory")
+        if forked is not None and _carried(forked) == _carried(mine):
+            continue  # a new version on the branch (feedback, links) that left it as it was
         if theirs is None:
             if mine.get("is_active") and not row.get("duplicate_on_main"):
                 new.append(mine)

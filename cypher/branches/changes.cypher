@@ -2,13 +2,18 @@
 // same memory (or null) and whether main has an active exact duplicate of it (same
 // fingerprint): what a merge would apply.
 // params: user_id, name, base_seq
-// returns: branch_memory (map), main_memory (map or null), both with embeddings,
+// returns: branch_memory (map), main_memory (map or null), fork_memory (the branch's version of
+//          it at the fork, or null: new on the branch, or collected), all with embeddings,
 //          duplicate_on_main (boolean)
 MATCH (m:Memory {user_id: $user_id, branch: $name})
 WHERE m.created_seq > $base_seq
 OPTIONAL MATCH (target:Memory {memory_id: m.memory_id, branch: 'main'})
 WHERE target.user_id = $user_id
+OPTIONAL MATCH (forked:MemoryVersion {memory_id: m.memory_id, branch: $name})
+WHERE forked.user_id = $user_id AND forked.created_seq <= $base_seq
+  AND forked.ended_seq > $base_seq
 RETURN properties(m) AS branch_memory, properties(target) AS main_memory,
+       properties(forked) AS fork_memory,
        EXISTS {
          MATCH (same:Memory {user_id: $user_id, fingerprint: m.fingerprint})
          WHERE same.branch = 'main' AND same.is_active

@@ -117,3 +117,18 @@ def test_mixed_plan_keeps_input_order_within_each_list() -> None:
     assert _ids(new) == ["a", "e"]
     assert _ids(changed) == ["b"]
     assert _ids(deactivated) == ["c"]
+
+
+def test_a_memory_the_branch_left_as_it_was_at_the_fork_is_not_merged() -> None:
+    # Feedback on the branch gave m1 a new version; main deleted m1 and corrected m2 meanwhile.
+    at_fork = _node("m1", "b")
+    fed_back = _node("m1", "b", useful=1, created_seq=9)
+    deleted_on_main = _node("m1", "main", is_active=False, delete_reason="gone")
+    edited = _node("m2", "b", content="changed on the branch", created_seq=9)
+    corrected_on_main = _node("m2", "main", is_active=False, superseded_by="m3")
+    rows = [
+        {**_change(fed_back, deleted_on_main), "fork_memory": at_fork},
+        {**_change(edited, corrected_on_main), "fork_memory": _node("m2", "b")},
+    ]
+    new, changed, deactivated = plan_merge(rows)
+    assert (_ids(new), _ids(changed), _ids(deactivated)) == ([], ["m2"], [])
