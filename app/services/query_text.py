@@ -52,7 +52,9 @@ def lucene_query(text: str, user_id: str, branch: str) -> str | None:
 
     The user and branch clauses narrow the index scan, so that the hits the index returns
     are that branch's (a branch holds copies of its source's memories, which would otherwise
-    take half of them); Cypher checks user_id and branch exactly afterwards.
+    take half of them); Cypher checks user_id and branch exactly afterwards. The branch clause
+    is boosted to 0: a scoring clause would add its own weight, which differs between branches
+    and changes with their sizes, so the same memory would score differently on each.
     """
     terms = query_terms(text)
     if not terms:
@@ -60,7 +62,7 @@ def lucene_query(text: str, user_id: str, branch: str) -> str | None:
     words = " ".join(escape(term) for term in terms)
     return (
         f"content:({words} {NO_MATCH_TERM}) AND user_id:{_phrase(user_id)}"
-        f" AND branch:{_phrase(branch)}"
+        f" AND branch:{_phrase(branch)}^0"
     )
 
 

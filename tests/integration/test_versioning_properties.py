@@ -173,7 +173,8 @@ def _reaching(links: Links, memory_ids: set[str]) -> Links:
     }
 
 
-def _inbound(links: Links, inbound: bool) -> Links:
+def _directed(links: Links, inbound: bool) -> Links:
+    """The inbound links, or the outgoing ones."""
     return {link: props for link, props in links.items() if link.inbound == inbound}
 
 
@@ -621,8 +622,8 @@ class Model:
         for memory_id in added:
             links[memory_id] = _reaching(source.links[memory_id], on_main)
         for memory_id in modified if replace else ():
-            outgoing = _inbound(_reaching(source.links[memory_id], on_main), False)
-            links[memory_id] = {**outgoing, **_inbound(main_nodes[memory_id].links, True)}
+            outgoing = _directed(_reaching(source.links[memory_id], on_main), inbound=False)
+            links[memory_id] = {**outgoing, **_directed(main_nodes[memory_id].links, inbound=True)}
         _assert_links(where, after.links, links)
         self.observed["main"] = after
 

@@ -38,7 +38,7 @@ def _unescaped_syntax(text: str) -> list[str]:
 def _content_clause(query: str) -> str:
     phrase = r'"(?:[^"\\]|\\.)*"'
     match = re.fullmatch(
-        rf"content:\((.*)\) AND user_id:{phrase} AND branch:{phrase}", query, re.DOTALL
+        rf"content:\((.*)\) AND user_id:{phrase} AND branch:{phrase}\^0", query, re.DOTALL
     )
     assert match, query
     return match.group(1)
@@ -121,7 +121,7 @@ def test_a_term_the_analyzer_may_drop_cannot_match_everything() -> None:
 )
 def test_user_id_is_an_escaped_phrase(user_id: str, phrase: str) -> None:
     query = lucene_query("word", user_id, "main")
-    assert query == f'content:(word {NO_MATCH_TERM}) AND user_id:{phrase} AND branch:"main"'
+    assert query == f'content:(word {NO_MATCH_TERM}) AND user_id:{phrase} AND branch:"main"^0'
 
 
 @pytest.mark.parametrize(
