@@ -123,10 +123,12 @@ def plan_merge(changes: list[Row]) -> tuple[list[Row], list[Row], list[Row]]:
             if mine.get("is_active") and not row.get("duplicate_on_main"):
                 new.append(mine)
         elif _carried(mine) != _carried(theirs):
+            # What main has and the branch lacks (a deletion's reason, superseded_by) goes too.
+            replacement = {**dict.fromkeys(_carried(theirs).keys() - mine.keys()), **mine}
             if mine.get("is_active"):
-                changed.append(mine)
+                changed.append(replacement)
             elif theirs.get("is_active"):
-                deactivated.append(mine)
+                deactivated.append(replacement)
     return new, changed, deactivated
 
 
