@@ -8,10 +8,12 @@ Cypher, one change of the user's `seq` per batch). At each size the service's ow
 - snapshot creation (POST /v1/snapshots' service call);
 - diff of a snapshot after 10 changes made since (5 corrections, 5 deletions);
 - rollback to that snapshot after 10 changes (the changes are redone before each rollback);
-- branch creation (copies the user's memories, so it grows with N: reported only).
+- branch creation (copy-on-write: the branch reads main as of its fork, so it should not grow
+  with N), and retrieve on a fresh branch of 10,000 against main (same results, p50 of each).
 
 Targets (medians of REPS repetitions): snapshot creation at 100k within 1.5x of its time at 1k;
-diff and rollback after 10 changes at 100k within 2x of their times at 1k. The plans of the
+diff and rollback after 10 changes at 100k within 2x of their times at 1k; branch creation at
+the largest size in 10 s or less. The plans of the
 versioning statements are printed too (which index each one reads), as the first place to look
 when a ratio is missed.
 
@@ -63,6 +65,7 @@ BRANCH_RETRIEVE_SIZE = 10_000  # retrieve on a fresh branch of this size is comp
 BRANCH_QUERIES = 30
 SAFETY_KEPT = 20
 TARGETS = {"snapshot": 1.5, "diff": 2.0, "rollback": 2.0}
+BRANCH_TARGET_MS = 10_000  # branch creation at the largest size
 TYPES = ("semantic", "semantic", "semantic", "profile", "procedural", "working")
 WORDS = [f"{word}{n}" for n in range(5) for word in ("alpha", "bravo", "delta", "echo", "kilo")]
 
@@ -75,7 +78,9 @@ UNWIND $rows AS row
 WITH seq, row, [i IN range(1, $dimensions) | rand() - 0.5] AS raw
 WITH seq, row, raw, sqrt(reduce(total = 0.0, x IN raw | total + x * x)) AS norm
 CREATE (m:Memory)
+// created_seq_text: created_seq as fixed-width text, as versions/create writes it.
 SET m = row, m.embedding = [x IN raw | x / norm], m.created_seq = seq,
+    m.created_seq_text = right('0000000000000000' + toString(seq), 16),
     m.observed_at = datetime(), m.created_at = datetime(), m.updated_at = datetime()
 RETURN count(m) AS written
 """
@@ -392,12 +397,11 @@ def report(results: dict[int, dict[str, list[float]]], explained: dict[str, list
                 f"{median(figures['diff']):.2f}",
                 f"{median(figures['rollback']):.2f}",
                 f"{median(figures['branch']):.0f}",
-                f"{size / median(figures['branch']) * 1000:,.0f}",
             ]
         )
     print(
         table(
-            ["memories", "snapshot", "diff", "rollback", "branch create", "copied/s"],
+            ["memories", "snapshot", "diff", "rollback", "branch create"],
             rows,
         )
     )
@@ -410,7 +414,15 @@ def report(results: dict[int, dict[str, list[float]]], explained: dict[str, list
             [key, f"{ratio:.2f}", f"<= {target:.1f}", "met" if ratio <= target else "MISSED"]
         )
     branch_ratio = median(large["branch"]) / median(small["branch"])
-    ratio_rows.append(["branch create", f"{branch_ratio:.1f}", "(grows with N)", "reported"])
+    branch_ms = median(large["branch"])
+    ratio_rows.append(
+        [
+            "branch create",
+            f"{branch_ratio:.2f} ({branch_ms:,.0f} ms)",
+            f"<= {BRANCH_TARGET_MS:,} ms",
+            "met" if branch_ms <= BRANCH_TARGET_MS else "MISSED",
+        ]
+    )
     print(table(["operation", "ratio", "target", "verdict"], ratio_rows))
     print("\nindexes and scans in the plans of the versioning statements (EXPLAIN)")
     for name, operators in explained.items():

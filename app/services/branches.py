@@ -18,7 +18,7 @@ from app.models.feedback import SIGNALS
 from app.registry import Registry
 from app.services import snapshots, versions
 from app.services.memory_view import to_snapshot_memory
-from app.services.scope import MAIN, Caller
+from app.services.scope import MAIN, Caller, scope_for
 
 MAX_BRANCHES = 20
 # Bookkeeping that belongs to a node, not to the memory a merge carries over: node identity and
@@ -28,6 +28,7 @@ MAX_BRANCHES = 20
 NOT_MERGED = (
     "branch",
     "created_seq",
+    "created_seq_text",
     "ended_seq",
     "memory_id",
     "user_id",
@@ -39,13 +40,21 @@ NOT_MERGED = (
 async def create(
     registry: Registry, caller: Caller, name: str, from_snapshot: str | None
 ) -> Branch:
-    """Forks main now, or the snapshot's branch as it was at the snapshot."""
+    """Forks main now, or the snapshot's branch as it was at the snapshot.
+
+    Copy-on-write (see scope.Scope): the branch reads main's nodes as of the fork and copies
+    only what main no longer holds as it was then: the versions of a snapshot of main that have
+    ended since, or everything a snapshot of another branch holds of its own.
+    """
     if name == MAIN:
         raise Conflict("the branch main exists already")
     source = await snapshots.get(registry, caller.user_id, from_snapshot) if from_snapshot else None
+    source_branch = source.branch if source else MAIN
+    reads = await scope_for(registry, caller, source_branch)
 
-    async def work(tx: Tx) -> Row:
+    async def work(tx: Tx) -> None:
         seq = await versions.open_change(tx, caller.user_id)
+        state_seq = source.seq if source else seq - 1
         row = (
             await tx.run(
                 "branches/create",
@@ -53,7 +62,9 @@ async def create(
                 name=name,
                 base_seq=seq,
                 from_snapshot=from_snapshot,
-                source_branch=source.branch if source else MAIN,
+                source_branch=source_branch,
+                view_seq=state_seq if source_branch == MAIN else reads.view_seq,
+                shadows=reads.shadows,
                 max_branches=MAX_BRANCHES,
             )
         )[0]
@@ -61,18 +72,20 @@ async def create(
             raise Conflict(f"a branch named {name} exists already")
         if row["outcome"] == "limit":
             raise Conflict(f"at most {MAX_BRANCHES} branches per user: delete one first")
-        copied = await versions.copy(
-            tx,
-            seq,
-            caller.user_id,
-            from_branch=source.branch if source else MAIN,
-            to_branch=name,
-            state_seq=source.seq if source else seq - 1,
-        )
-        branch: Row = {**row["branch"], "memory_count": copied["active"]}
-        return branch
+        if source is not None:
+            await versions.copy(
+                tx,
+                seq,
+                caller.user_id,
+                from_branch=source_branch,
+                to_branch=name,
+                state_seq=state_seq,
+                past_only=source_branch == MAIN,
+            )
 
-    return Branch(**await registry.graph.transaction(work))
+    await registry.graph.transaction(work)
+    listed = await list_all(registry, caller)
+    return next(branch for branch in listed.branches if branch.name == name)
 
 
 async def list_all(registry: Registry, caller: Caller) -> BranchList:
@@ -102,26 +115,30 @@ def _carried(props: Row) -> dict[str, Any]:
     return {key: value for key, value in props.items() if key not in NOT_MERGED}
 
 
-def plan_merge(changes: list[Row]) -> tuple[list[Row], list[Row], list[Row]]:
+def plan_merge(
+    changes: list[Row], *, replacing: bool = True
+) -> tuple[list[Row], list[Row], list[Row]]:
     """From a branch's changes since its fork (pure): new to main, changed, deactivated.
 
     New: active branch memories main lacks (neither the memory itself nor an active exact
-    duplicate of it, as storing it on main would not create one either). Changed: memories on
-    both whose branch version differs. Deactivated: the changed ones that the branch deleted,
-    corrected or purged while main still shows them (one main no longer shows has nothing left
-    to remove). A memory the branch only gave new versions that left its properties as they
-    were at the fork (feedback, links) is none of these, whatever main did meanwhile.
+    duplicate of it once the merge is done, as storing it on main would not create one either;
+    `replacing` says whether the merge applies the changed and deactivated ones, which can end
+    or change such a duplicate). Changed: memories on both whose branch version differs.
+    Deactivated: the changed ones that the branch deleted, corrected or purged while main still
+    shows them (one main no longer shows has nothing left to remove). A memory the branch only
+    gave new versions that left its properties as they were at the fork (feedback, links) is
+    none of these, whatever main did meanwhile.
     """
-    new: list[Row] = []
     changed: list[Row] = []
     deactivated: list[Row] = []
+    candidates: list[Row] = []
     for row in changes:
         mine, theirs, forked = row["branch_memory"], row["main_memory"], row.get("fork_memory")
         if forked is not None and _carried(forked) == _carried(mine):
             continue  # a new version on the branch (feedback, links) that left it as it was
         if theirs is None:
-            if mine.get("is_active") and not row.get("duplicate_on_main"):
-                new.append(mine)
+            if mine.get("is_active"):
+                candidates.append(row)
         elif _carried(mine) != _carried(theirs):
             # What main has and the branch lacks (a deletion's reason, superseded_by) goes too.
             replacement = {**dict.fromkeys(_carried(theirs).keys() - mine.keys()), **mine}
@@ -129,6 +146,19 @@ def plan_merge(changes: list[Row]) -> tuple[list[Row], list[Row], list[Row]]:
                 changed.append(replacement)
             elif theirs.get("is_active"):
                 deactivated.append(replacement)
+    replaced = {props["memory_id"]: props for props in changed + deactivated} if replacing else {}
+
+    def still_duplicated(row: Row) -> bool:
+        fingerprint = row["branch_memory"].get("fingerprint")
+        for memory_id in row.get("duplicates_on_main") or []:
+            after = replaced.get(memory_id)
+            if after is None:
+                return True  # the merge leaves main's duplicate as it is
+            if after.get("is_active") and after.get("fingerprint") == fingerprint:
+                return True
+        return False
+
+    new = [row["branch_memory"] for row in candidates if not still_duplicated(row)]
     return new, changed, deactivated
 
 
@@ -160,7 +190,8 @@ async def merge(registry: Registry, caller: Caller, name: str, strategy: str) ->
     async def work(tx: Tx) -> Merged:
         seq = await versions.open_change(tx, caller.user_id)
         new, changed, deactivated = plan_merge(
-            await tx.run("branches/changes", **_since_fork(caller.user_id, branch))
+            await tx.run("branches/changes", **_since_fork(caller.user_id, branch)),
+            replacing=strategy == "replace",
         )
         if new:
             await versions.copy(

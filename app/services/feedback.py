@@ -51,8 +51,7 @@ async def record(
         seq = await versions.open_change(tx, scope.user_id, {"feedback_signals": 1})
         rows = await tx.run(
             "feedback/record",
-            user_id=scope.user_id,
-            branch=scope.branch,
+            **scope.params(),
             memory_id=memory_id,
             feedback_id=uuid.uuid4().hex,
             signal=item.signal,

@@ -69,7 +69,7 @@ def deletion(reason: str) -> dict[str, Any]:
 
 
 async def _create_in(
-    tx: Tx, seq: int, user_id: str, branch: str, props: list[dict[str, Any]]
+    tx: Tx, seq: int, scope: Scope, props: list[dict[str, Any]]
 ) -> list[tuple[Row, bool]]:
     """Creates memories at change `seq`; an exact duplicate of an active memory (or of an
     earlier item of the same call) is not created again: (memory, created) in input order.
@@ -79,8 +79,7 @@ async def _create_in(
     """
     rows = await tx.run(
         "memories/active_duplicates",
-        user_id=user_id,
-        branch=branch,
+        **scope.params(),
         fingerprints=list({item["fingerprint"] for item in props}),
     )
     known: dict[str, Row] = {row["fingerprint"]: row["memory"] for row in rows}
@@ -107,7 +106,7 @@ async def _create(
 ) -> list[tuple[Row, bool]]:
     async def work(tx: Tx) -> list[tuple[Row, bool]]:
         seq = await versions.open_change(tx, scope.user_id)
-        return await _create_in(tx, seq, scope.user_id, scope.branch, props)
+        return await _create_in(tx, seq, scope, props)
 
     return await registry.graph.transaction(work)
 
@@ -137,8 +136,7 @@ async def list_page(registry: Registry, caller: Caller, query: ListQuery) -> Mem
     scope = await scope_for(registry, caller, query.branch)
     rows = await registry.graph.read(
         "memories/list",
-        user_id=scope.user_id,
-        branch=scope.branch,
+        **scope.params(),
         before=decode_cursor(query.cursor) if query.cursor else None,
         memory_type=query.memory_type,
         limit=query.limit + 1,
@@ -149,9 +147,7 @@ async def list_page(registry: Registry, caller: Caller, query: ListQuery) -> Mem
 
 
 async def _active(tx: Tx, scope: Scope, memory_id: str) -> Row:
-    rows = await tx.run(
-        "memories/get_active", user_id=scope.user_id, branch=scope.branch, memory_id=memory_id
-    )
+    rows = await tx.run("memories/get_active", **scope.params(), memory_id=memory_id)
     if not rows:
         raise NotFound("memory not found")
     memory: Row = rows[0]["memory"]
@@ -177,7 +173,7 @@ async def _correct(
         )
         props = memory_props(scope, replacement, embedding, trust_tier=CORRECTION_TIER)
         props["correction_reason"] = reason
-        [(new, _)] = await _create_in(tx, seq, scope.user_id, scope.branch, [props])
+        [(new, _)] = await _create_in(tx, seq, scope, [props])
         await versions.revise(
             tx,
             seq,
@@ -207,7 +203,7 @@ async def correct_by_query(
     scope = await scope_for(registry, caller, request.branch)
     vector = packed_vector(await registry.embedder.encode_query(request.query))
     rows = await registry.graph.read(
-        "retrieval/nearest", user_id=scope.user_id, branch=scope.branch, vector=vector
+        "retrieval/nearest", **scope.params(), shadows=scope.shadows, vector=vector
     )
     if not rows or ranking.cosine(rows[0]["score"]) < MIN_CORRECTION_COSINE:
         raise NotFound("no memory matches the query")

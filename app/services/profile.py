@@ -11,9 +11,7 @@ from app.services.scope import Caller, scope_for
 async def profile(registry: Registry, caller: Caller) -> Profile:
     """The checked-out branch's active profile memories and its active memories by type."""
     scope = await scope_for(registry, caller, None)
-    [row] = await registry.graph.read(
-        "memories/profile", user_id=scope.user_id, branch=scope.branch
-    )
+    [row] = await registry.graph.read("memories/profile", **scope.params())
     memories = [to_memory(props) for props in row["profile"]]
     stats = {item["memory_type"]: item["count"] for item in row["counts"]}
     return Profile(

@@ -13,12 +13,10 @@ from app.services.scope import Caller, Scope, scope_for
 
 async def _topic_ids(registry: Registry, scope: Scope, topic: str) -> list[str]:
     """The memories a full-text search of the topic matches."""
-    lucene = lucene_query(topic, scope.user_id, scope.branch)
+    lucene = lucene_query(topic, scope.user_id, scope.branch, scope.view_seq)
     if not lucene:
         return []
-    rows = await registry.graph.read(
-        "memories/topic_ids", lucene=lucene, user_id=scope.user_id, branch=scope.branch
-    )
+    rows = await registry.graph.read("memories/topic_ids", lucene=lucene, **scope.params())
     return [row["memory_id"] for row in rows]
 
 
@@ -40,8 +38,7 @@ async def purge(registry: Registry, caller: Caller, request: Purge) -> Purged:
         seq = await versions.open_change(tx, scope.user_id)
         matched = await tx.run(
             "memories/select_for_purge",
-            user_id=scope.user_id,
-            branch=scope.branch,
+            **scope.params(),
             memory_ids=request.memory_ids,
             memory_types=request.memory_types,
             before=request.before,

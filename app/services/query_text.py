@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from app.services.scope import MAIN
+
 MAX_QUERY_TERMS = 64
 # Characters the full-text (Lucene) query syntax gives a meaning: each is escaped.
 SYNTAX_CHARACTERS = frozenset('+-&|!(){}[]^"~*?:\\/')
@@ -23,6 +25,7 @@ _LUCENE_STOP_WORDS_TEXT = """a an and are as at be but by for if in into is it n
 such that the their then there these they this to was will with"""
 LUCENE_STOP_WORDS = frozenset(_LUCENE_STOP_WORDS_TEXT.split())
 WORD = re.compile(r"\w+")
+SEQ_TEXT_WIDTH = 16
 
 
 def _searchable(chunk: str) -> bool:
@@ -46,24 +49,32 @@ def _phrase(value: str) -> str:
     return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def lucene_query(text: str, user_id: str, branch: str) -> str | None:
+def seq_text(seq: int) -> str:
+    """A change seq as fixed-width text (`created_seq_text`): the full-text index holds text
+    only, and fixed width makes its term order the numeric order, so a range can filter it."""
+    return f"{seq:0{SEQ_TEXT_WIDTH}d}"
+
+
+def lucene_query(text: str, user_id: str, branch: str, view_seq: int | None = None) -> str | None:
     """A full-text index query for the words of `text` among the memories of one user's
     branch; None when the text has no searchable word.
 
     The user and branch clauses narrow the index scan, so that the hits the index returns
-    are that branch's (a branch holds copies of its source's memories, which would otherwise
-    take half of them); Cypher checks user_id and branch exactly afterwards. The branch clause
-    is boosted to 0: a scoring clause would add its own weight, which differs between branches
-    and changes with their sizes, so the same memory would score differently on each.
+    are that branch's; Cypher checks user_id and branch exactly afterwards. A branch that reads
+    main up to `view_seq` (copy-on-write) also takes main's nodes created up to then. The
+    branch clause is boosted to 0: a scoring clause would add its own weight, which differs
+    between branches and changes with their sizes, so the same memory would score differently
+    on each.
     """
     terms = query_terms(text)
     if not terms:
         return None
     words = " ".join(escape(term) for term in terms)
-    return (
-        f"content:({words} {NO_MATCH_TERM}) AND user_id:{_phrase(user_id)}"
-        f" AND branch:{_phrase(branch)}^0"
-    )
+    where = f"branch:{_phrase(branch)}"
+    if view_seq is not None:
+        through_main = f"branch:{_phrase(MAIN)} AND created_seq_text:[0 TO {seq_text(view_seq)}]"
+        where = f"{where} OR ({through_main})"
+    return f"content:({words} {NO_MATCH_TERM}) AND user_id:{_phrase(user_id)} AND ({where})^0"
 
 
 def content_words(query: str, stop_words: frozenset[str] = LUCENE_STOP_WORDS) -> frozenset[str]:

@@ -61,11 +61,11 @@ async def hybrid(
     if request.memory_types:
         wanted *= TYPE_FILTER_FACTOR
     params = {
-        "user_id": scope.user_id,
-        "branch": scope.branch,
+        **scope.params(),
+        "shadows": scope.shadows,
         "vector": packed_vector(vector),
         "vector_k": wanted,
-        "lucene": lucene_query(request.query, scope.user_id, scope.branch),
+        "lucene": lucene_query(request.query, scope.user_id, scope.branch, scope.view_seq),
         "text_k": wanted,
         "memory_types": request.memory_types,
     }
@@ -154,7 +154,7 @@ def _explain(
 async def fulltext(registry: Registry, caller: Caller, request: FulltextRequest) -> list[Memory]:
     """Purely lexical search with exact filters; ordered by score, then memory_id."""
     scope = await scope_for(registry, caller, request.branch)
-    lucene = lucene_query(request.query, scope.user_id, scope.branch)
+    lucene = lucene_query(request.query, scope.user_id, scope.branch, scope.view_seq)
     if lucene is None:
         return []
     fetch = max(FULLTEXT_MIN_FETCH, request.limit * 5)
@@ -164,8 +164,7 @@ async def fulltext(registry: Registry, caller: Caller, request: FulltextRequest)
                 "retrieval/fulltext",
                 lucene=lucene,
                 fetch=fetch,
-                user_id=scope.user_id,
-                branch=scope.branch,
+                **scope.params(),
                 subject_id=request.subject_id,
                 memory_types=request.memory_types,
                 session_id=request.session_id,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from app.errors import NotFound
 from app.registry import Registry
@@ -20,17 +21,36 @@ class Caller:
 
 @dataclass(frozen=True)
 class Scope:
-    """Where an operation reads and writes: one user's one branch."""
+    """Where an operation reads and writes: one user's one branch.
+
+    A branch made by copy-on-write reads main as it was at `view_seq` (main's current nodes
+    created up to then) wherever it has no node of its own for a memory; `shadows` bounds how
+    many of those main nodes its own nodes hide, which a search of main fetches in addition.
+    Main, and branches that hold all their memories, have no `view_seq`.
+    """
 
     user_id: str
     branch: str
+    view_seq: int | None = None
+    shadows: int = 0
+
+    def params(self) -> dict[str, Any]:
+        """The parameters every query of a branch's memories takes."""
+        return {"user_id": self.user_id, "branch": self.branch, "view_seq": self.view_seq}
 
 
 async def scope_for(registry: Registry, caller: Caller, requested: str | None) -> Scope:
     """The request's branch if it names one (it must exist), else the checked-out branch."""
     branch = requested or caller.active_branch
-    if requested and requested != MAIN:
-        rows = await registry.graph.read("branches/exists", user_id=caller.user_id, name=requested)
-        if not rows[0]["found"]:
-            raise NotFound(f"branch {requested} not found")
-    return Scope(user_id=caller.user_id, branch=branch)
+    if branch == MAIN:
+        return Scope(user_id=caller.user_id, branch=MAIN)
+    rows = await registry.graph.read("branches/get", user_id=caller.user_id, name=branch)
+    if not rows:
+        raise NotFound(f"branch {branch} not found")
+    found = rows[0]["branch"]
+    return Scope(
+        user_id=caller.user_id,
+        branch=branch,
+        view_seq=found.get("view_seq"),
+        shadows=found.get("shadows") or 0,
+    )

@@ -94,11 +94,11 @@ async def detail(
     registry: Registry, caller: Caller, name: str, level: Detail, limit: int, offset: int
 ) -> SnapshotDetail:
     snapshot = await get(registry, caller.user_id, name)
+    scope = await scope_for(registry, caller, snapshot.branch)
     row = (
         await registry.graph.read(
             "snapshots/state",
-            user_id=caller.user_id,
-            branch=snapshot.branch,
+            **scope.params(),
             seq=snapshot.seq,
             offset=offset,
             limit=limit,

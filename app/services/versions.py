@@ -10,7 +10,11 @@ its node and the inbound ones from nodes that are not memories (feedback records
 their type. A successor starts with copies of them and the ended version keeps its own, so the
 state at any seq (what a snapshot sees, a rollback restores, a fork copies and a merge brings
 over) is a set of nodes together with their links. Adding or removing a link is a change of the
-memory like any other; links between memories always join the current nodes of one branch.
+memory like any other; links between memories join the nodes a branch reads.
+
+Branches are copy-on-write (see scope.Scope): a branch reads main's nodes as of its fork until
+a change on either side writes one of those memories; `versions/materialize` then gives the
+branch its own copy first, so neither side ever sees the other's changes.
 """
 
 from __future__ import annotations
@@ -19,6 +23,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from app.graph import Row, Tx, packed_vector
+from app.services.query_text import seq_text
+from app.services.scope import MAIN
 
 
 @dataclass(frozen=True)
@@ -57,6 +63,7 @@ async def create(tx: Tx, seq: int, memories: list[dict[str, Any]]) -> list[Row]:
     rows = await tx.run(
         "versions/create",
         seq=seq,
+        seq_text=seq_text(seq),
         memories=[
             {
                 "props": {key: value for key, value in props.items() if key != "embedding"},
@@ -74,9 +81,11 @@ async def revise(
     """Gives each named current memory a successor with `props` applied (and its links)."""
     if not changes:
         return []
+    await _materialize(tx, user_id, branch, [memory_id for memory_id, _ in changes])
     rows = await tx.run(
         "versions/revise",
         seq=seq,
+        seq_text=seq_text(seq),
         user_id=user_id,
         branch=branch,
         changes=[{"memory_id": memory_id, "props": props} for memory_id, props in changes],
@@ -116,7 +125,15 @@ async def _own_links(
 async def restore(tx: Tx, seq: int, user_id: str, branch: str, state_seq: int) -> Row:
     """Makes the branch what it was at `state_seq`, as change `seq`: what was created since is
     ended, what has ended since comes back, links included. Returns `ended` and `restored`."""
-    params = {"user_id": user_id, "branch": branch, "seq": state_seq, "change_seq": seq}
+    params = {
+        "user_id": user_id,
+        "branch": branch,
+        "seq": state_seq,
+        "change_seq": seq,
+        "change_seq_text": seq_text(seq),
+    }
+    if branch == MAIN:
+        await _materialize(tx, user_id, branch, None, created_after=state_seq)
     ended = (await tx.run("versions/end_since", **params))[0]["ended"]
     restored = (await tx.run("versions/restore_since", **params))[0]["restored"]
     await _relink(tx, seq, user_id, branch)
@@ -132,9 +149,11 @@ async def copy(
     to_branch: str,
     state_seq: int,
     memory_ids: list[str] | None = None,
+    past_only: bool = False,
 ) -> Row:
-    """Copies memories of `from_branch` as they were at `state_seq` (all of them, or those
-    named) into `to_branch` as change `seq`, with their links. Returns `copied` and `active`."""
+    """Copies memories of `from_branch` as they were at `state_seq` (all of them, those whose
+    node then has ended since with `past_only`, or those named) into `to_branch` as change
+    `seq`, with their links. Returns `copied` and `active`."""
     row = (
         await tx.run(
             "versions/copy",
@@ -143,6 +162,8 @@ async def copy(
             to_branch=to_branch,
             seq=state_seq,
             change_seq=seq,
+            change_seq_text=seq_text(seq),
+            past_only=past_only,
             memory_ids=memory_ids,
         )
     )[0]
@@ -173,6 +194,24 @@ async def replace(
         memory_ids=[memory_id for memory_id, _ in changes],
     )
     await _relink(tx, seq, user_id, branch)
+
+
+async def _materialize(
+    tx: Tx,
+    user_id: str,
+    branch: str,
+    memory_ids: list[str] | None,
+    created_after: int | None = None,
+) -> None:
+    """Before a change ends nodes of `branch`: every copy-on-write branch that reads one of
+    these memories through main gets its own node for it (see versions/materialize)."""
+    await tx.run(
+        "versions/materialize",
+        user_id=user_id,
+        branch=branch,
+        memory_ids=memory_ids,
+        created_after=created_after,
+    )
 
 
 async def _relink(tx: Tx, seq: int, user_id: str, branch: str) -> None:

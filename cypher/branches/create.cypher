@@ -1,6 +1,7 @@
 // Creates a branch of a user unless the name is taken or they have $max_branches already.
 // params: user_id, name, base_seq (the change that forks it), from_snapshot (name or null),
-//         source_branch, max_branches
+//         source_branch, view_seq (the seq up to which it reads main's nodes, or null: see
+//         scope.Scope), shadows, max_branches
 // returns: outcome ('created' | 'duplicate' | 'limit'), branch (map or null)
 MATCH (u:User {id: $user_id})
 WITH u,
@@ -11,7 +12,7 @@ OPTIONAL CALL (u, duplicate, full) {
   WITH u WHERE NOT duplicate AND NOT full
   CREATE (b:Branch {user_id: $user_id, name: $name, base_seq: $base_seq,
                     from_snapshot: $from_snapshot, source_branch: $source_branch,
-                    created_at: datetime()})
+                    view_seq: $view_seq, shadows: $shadows, created_at: datetime()})
   RETURN b
 }
 RETURN CASE WHEN duplicate THEN 'duplicate' WHEN full THEN 'limit' ELSE 'created' END AS outcome,

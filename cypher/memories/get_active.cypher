@@ -1,6 +1,11 @@
-// One active current memory of a user on a branch.
-// params: user_id, branch, memory_id
+// One active current memory of a user on a branch: the branch's own node, or main's node the
+// branch reads when it has none (copy-on-write, see scope.Scope).
+// params: user_id, branch, view_seq (or null), memory_id
 // returns: memory (map with embedding)
-MATCH (m:Memory {memory_id: $memory_id, branch: $branch})
-WHERE m.user_id = $user_id AND m.is_active
-RETURN properties(m) AS memory
+OPTIONAL MATCH (own:Memory {memory_id: $memory_id, branch: $branch})
+WHERE own.user_id = $user_id
+OPTIONAL MATCH (base:Memory {memory_id: $memory_id, branch: 'main'})
+WHERE base.user_id = $user_id AND base.created_seq <= $view_seq
+WITH coalesce(own, base) AS m
+WHERE m.is_active
+RETURN m {.*, branch: $branch} AS memory

@@ -1,15 +1,27 @@
-// A user's profile memories and their active memory counts by type, on a branch.
-// params: user_id, branch
+// A user's profile memories and their active memory counts by type, on a branch (its own
+// memories, and main's it reads: see scope.Scope).
+// params: user_id, branch, view_seq (or null)
 // returns: profile (list of maps, oldest first), counts (list of {memory_type, count})
 CALL () {
   MATCH (m:Memory {user_id: $user_id, branch: $branch})
-  WHERE m.is_active AND m.memory_type = 'profile'
-  WITH m ORDER BY m.memory_id
-  RETURN collect(m {.*, embedding: null}) AS profile
-}
-CALL () {
-  MATCH (m:Memory {user_id: $user_id, branch: $branch})
   WHERE m.is_active
+  RETURN m
+  UNION ALL
+  WITH 1 AS unused WHERE $view_seq IS NOT NULL
+  MATCH (m:Memory {user_id: $user_id, branch: 'main'})
+  WHERE m.created_seq <= $view_seq AND m.is_active
+    AND NOT EXISTS { (:Memory {memory_id: m.memory_id, branch: $branch}) }
+  RETURN m
+}
+WITH collect(m) AS visible
+CALL (visible) {
+  UNWIND visible AS m
+  WITH m WHERE m.memory_type = 'profile'
+  WITH m ORDER BY m.memory_id
+  RETURN collect(m {.*, branch: $branch, embedding: null}) AS profile
+}
+CALL (visible) {
+  UNWIND visible AS m
   WITH m.memory_type AS memory_type, count(*) AS n
   RETURN collect({memory_type: memory_type, count: n}) AS counts
 }

@@ -1,8 +1,9 @@
-// The active memories of a branch that match every given selector (null selectors ignored).
-// When ids are known (memory_ids, or the ids a topic matched), only those are looked up, one
-// index seek each; otherwise the branch's memories are read through the user's index.
-// params: user_id, branch, memory_ids, memory_types, before (datetime), session_id,
-//         topic_ids (ids matched by the topic's full-text search, or null)
+// The active memories of a branch (its own, and main's it reads: see scope.Scope) that match
+// every given selector (null selectors ignored). When ids are known (memory_ids, or the ids a
+// topic matched), only those are looked up, one index seek each; otherwise the branch's
+// memories are read through the user's index.
+// params: user_id, branch, view_seq (or null), memory_ids, memory_types, before (datetime),
+//         session_id, topic_ids (ids matched by the topic's full-text search, or null)
 // returns: memory_id (each once)
 CYPHER 25
 WITH CASE
@@ -14,14 +15,28 @@ CALL (ids) {
   WHEN ids IS NOT NULL THEN {
     UNWIND ids AS memory_id
     WITH DISTINCT memory_id
-    MATCH (m:Memory {memory_id: memory_id, branch: $branch})
+    OPTIONAL MATCH (own:Memory {memory_id: memory_id, branch: $branch})
+    WHERE own.user_id = $user_id
+    OPTIONAL MATCH (base:Memory {memory_id: memory_id, branch: 'main'})
+    WHERE base.user_id = $user_id AND base.created_seq <= $view_seq
+    WITH coalesce(own, base) AS m
+    WHERE m IS NOT NULL
     RETURN m
   }
   ELSE {
-    // `created_seq IS NOT NULL` (always true) reads the branch's nodes through the
-    // (user_id, branch, created_seq) index, not every memory of the user.
-    MATCH (m:Memory {user_id: $user_id, branch: $branch})
-    WHERE m.created_seq IS NOT NULL
+    CALL () {
+      // `created_seq IS NOT NULL` (always true) reads the branch's nodes through the
+      // (user_id, branch, created_seq) index, not every memory of the user.
+      MATCH (m:Memory {user_id: $user_id, branch: $branch})
+      WHERE m.created_seq IS NOT NULL
+      RETURN m
+      UNION ALL
+      WITH 1 AS unused WHERE $view_seq IS NOT NULL
+      MATCH (m:Memory {user_id: $user_id, branch: 'main'})
+      WHERE m.created_seq <= $view_seq
+        AND NOT EXISTS { (:Memory {memory_id: m.memory_id, branch: $branch}) }
+      RETURN m
+    }
     RETURN m
   }
 }

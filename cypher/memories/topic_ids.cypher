@@ -1,6 +1,11 @@
-// Ids of a user's active memories on a branch that the full-text index matches for a topic.
-// params: lucene, user_id, branch
+// Ids of a user's active memories on a branch (its own, and main's it reads: see scope.Scope)
+// that the full-text index matches for a topic.
+// params: lucene, user_id, branch, view_seq (or null)
 // returns: memory_id
 CALL db.index.fulltext.queryNodes('memory_content', $lucene) YIELD node
-WHERE node.user_id = $user_id AND node.branch = $branch AND node.is_active
-RETURN node.memory_id AS memory_id
+WITH node AS m
+WHERE m.user_id = $user_id AND m.is_active
+  AND (m.branch = $branch
+       OR m.branch = 'main' AND m.created_seq <= $view_seq
+          AND NOT EXISTS { (:Memory {memory_id: m.memory_id, branch: $branch}) })
+RETURN m.memory_id AS memory_id

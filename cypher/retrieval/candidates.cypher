@@ -1,6 +1,10 @@
 // First retrieval stage in one round trip: vector candidates filtered inside the vector index
-// and full-text candidates with the same filters, merged per memory.
-// params: user_id, branch, vector, vector_k, lucene (or null), text_k, memory_types (or null)
+// and full-text candidates with the same filters, merged per memory. A copy-on-write branch
+// (see scope.Scope) searches its own nodes and main's nodes created up to $view_seq, each inside
+// the index, fetches $shadows more of main's (as many as its own nodes may hide) and keeps the
+// best $vector_k (and $text_k) of what it sees, so it gets the candidates a full copy would.
+// params: user_id, branch, view_seq (or null), shadows, vector, vector_k, lucene (or null),
+//         text_k, memory_types (or null)
 // returns: one row: candidates (list of {memory, vector_score (0..1 or null), text_score (or
 //          null)}; memory is a map without the embedding, timestamps as ISO strings, far cheaper
 //          for the driver to decode than temporal values) and feedback_weight (the user's, or
@@ -8,26 +12,47 @@
 //          per record.
 CYPHER 25
 CALL () {
-  MATCH (m:Memory)
-    SEARCH m IN (
-      VECTOR INDEX memory_embedding
-      FOR $vector
-      WHERE m.user_id = $user_id AND m.branch = $branch AND m.is_active = true
-      LIMIT $vector_k
-    ) SCORE AS score
+  CALL () {
+    MATCH (m:Memory)
+      SEARCH m IN (
+        VECTOR INDEX memory_embedding
+        FOR $vector
+        WHERE m.user_id = $user_id AND m.branch = $branch AND m.is_active = true
+        LIMIT $vector_k
+      ) SCORE AS score
+    RETURN m, score
+    UNION ALL
+    WITH 1 AS unused WHERE $view_seq IS NOT NULL
+    MATCH (m:Memory)
+      SEARCH m IN (
+        VECTOR INDEX memory_embedding
+        FOR $vector
+        WHERE m.user_id = $user_id AND m.branch = 'main' AND m.is_active = true
+          AND m.created_seq <= $view_seq
+        LIMIT $vector_k + $shadows
+      ) SCORE AS score
+    WITH m, score
+    WHERE NOT EXISTS { (:Memory {memory_id: m.memory_id, branch: $branch}) }
+    RETURN m, score
+  }
+  WITH m, score ORDER BY score DESC LIMIT $vector_k
   RETURN m, score AS vector_score, null AS text_score
   UNION ALL
   UNWIND (CASE WHEN $lucene IS NULL THEN [] ELSE [$lucene] END) AS lucene
-  CALL db.index.fulltext.queryNodes('memory_content', lucene, {limit: $text_k})
+  CALL db.index.fulltext.queryNodes('memory_content', lucene, {limit: $text_k + $shadows})
     YIELD node, score
   WITH node AS m, score
-  WHERE m.user_id = $user_id AND m.branch = $branch AND m.is_active
+  WHERE m.user_id = $user_id AND m.is_active
+    AND (m.branch = $branch
+         OR m.branch = 'main' AND m.created_seq <= $view_seq
+            AND NOT EXISTS { (:Memory {memory_id: m.memory_id, branch: $branch}) })
+  WITH m, score ORDER BY score DESC LIMIT $text_k
   RETURN m, null AS vector_score, score AS text_score
 }
 WITH m, max(vector_score) AS vector_score, max(text_score) AS text_score
 WHERE $memory_types IS NULL OR m.memory_type IN $memory_types
 WITH collect({
-  memory: m {.*, embedding: null, created_at: toString(m.created_at),
+  memory: m {.*, branch: $branch, embedding: null, created_at: toString(m.created_at),
              updated_at: toString(m.updated_at), observed_at: toString(m.observed_at)},
   vector_score: vector_score,
   text_score: text_score

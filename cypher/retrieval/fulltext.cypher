@@ -1,7 +1,9 @@
 // Lexical search with exact pre-filters, all ANDed; sessions are strict (unscoped excluded).
+// A copy-on-write branch (see scope.Scope) also reads main's nodes created up to $view_seq
+// that it has no node of its own for (the Lucene query takes them too).
 // Metadata compares with Cypher equality, so 2 = 2.0 and "2" <> 2.
-// params: lucene, fetch, user_id, branch, subject_id, memory_types, session_id, trust_tier,
-//         metadata (map of node properties, keys already meta_<key>), limit
+// params: lucene, fetch, user_id, branch, view_seq (or null), subject_id, memory_types,
+//         session_id, trust_tier, metadata (map of node properties, keys already meta_<key>), limit
 // returns: raw_hits (hits the index gave), lowest (their lowest score),
 //          page (list of {memory, score}, score descending then memory_id ascending;
 //          timestamps as ISO strings, cheaper to decode)
@@ -9,7 +11,10 @@ CALL db.index.fulltext.queryNodes('memory_content', $lucene, {limit: $fetch})
   YIELD node, score
 WITH collect({m: node, score: score}) AS hits
 WITH size(hits) AS raw_hits, hits[-1].score AS lowest,
-     [hit IN hits WHERE hit.m.user_id = $user_id AND hit.m.branch = $branch AND hit.m.is_active
+     [hit IN hits WHERE hit.m.user_id = $user_id AND hit.m.is_active
+        AND (hit.m.branch = $branch
+             OR hit.m.branch = 'main' AND hit.m.created_seq <= $view_seq
+                AND NOT EXISTS { (:Memory {memory_id: hit.m.memory_id, branch: $branch}) })
         AND ($subject_id IS NULL OR hit.m.subject_id = $subject_id)
         AND ($memory_types IS NULL OR hit.m.memory_type IN $memory_types)
         AND ($session_id IS NULL OR hit.m.session_id = $session_id)
@@ -21,7 +26,7 @@ CALL (kept) {
   ORDER BY score DESC, m.memory_id ASC
   LIMIT $limit
   RETURN collect({
-    memory: m {.*, embedding: null, created_at: toString(m.created_at),
+    memory: m {.*, branch: $branch, embedding: null, created_at: toString(m.created_at),
                updated_at: toString(m.updated_at), observed_at: toString(m.observed_at)},
     score: score
   }) AS page

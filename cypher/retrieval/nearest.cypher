@@ -1,12 +1,30 @@
-// The active memory closest in meaning to a vector (correct-by-query).
-// params: user_id, branch, vector
+// The active memory closest in meaning to a vector (correct-by-query), among the branch's own
+// and, for a copy-on-write branch, main's nodes it reads (see scope.Scope).
+// params: user_id, branch, view_seq (or null), shadows, vector
 // returns: memory_id, score (0..1)
 CYPHER 25
-MATCH (m:Memory)
-  SEARCH m IN (
-    VECTOR INDEX memory_embedding
-    FOR $vector
-    WHERE m.user_id = $user_id AND m.branch = $branch AND m.is_active = true
-    LIMIT 1
-  ) SCORE AS score
+CALL () {
+  MATCH (m:Memory)
+    SEARCH m IN (
+      VECTOR INDEX memory_embedding
+      FOR $vector
+      WHERE m.user_id = $user_id AND m.branch = $branch AND m.is_active = true
+      LIMIT 1
+    ) SCORE AS score
+  RETURN m, score
+  UNION ALL
+  WITH 1 AS unused WHERE $view_seq IS NOT NULL
+  MATCH (m:Memory)
+    SEARCH m IN (
+      VECTOR INDEX memory_embedding
+      FOR $vector
+      WHERE m.user_id = $user_id AND m.branch = 'main' AND m.is_active = true
+        AND m.created_seq <= $view_seq
+      LIMIT 1 + $shadows
+    ) SCORE AS score
+  WITH m, score
+  WHERE NOT EXISTS { (:Memory {memory_id: m.memory_id, branch: $branch}) }
+  RETURN m, score
+}
+WITH m, score ORDER BY score DESC LIMIT 1
 RETURN m.memory_id AS memory_id, score

@@ -1,13 +1,15 @@
 // Copies memories of $from_branch as they were at $seq into $to_branch, as current nodes of
 // change $change_seq, each with copies of the links it owned (every outgoing relationship, and
 // inbound ones from nodes that are not memories); versions/relink then points links between
-// memories at the copies. Copies every memory alive at $seq, active or not, or only those named
-// in $memory_ids.
-// params: user_id, from_branch, to_branch, seq, change_seq, memory_ids (list or null)
+// memories at the copies. Copies every memory alive at $seq, active or not, or with $past_only
+// those whose node alive at $seq has ended since (a copy-on-write fork of a snapshot of main
+// reads the rest through main), or only those named in $memory_ids.
+// params: user_id, from_branch, to_branch, seq, change_seq, change_seq_text (as the full-text
+//         index holds it), past_only (boolean), memory_ids (list or null)
 // returns: copied, active (counts)
 CYPHER 25
 CALL () {
-  WITH 1 AS unused WHERE $memory_ids IS NULL
+  WITH 1 AS unused WHERE $memory_ids IS NULL AND NOT $past_only
   MATCH (m:Memory {user_id: $user_id, branch: $from_branch})
   WHERE m.created_seq <= $seq
   RETURN m
@@ -24,7 +26,8 @@ CALL () {
 }
 // One map, so the copy never holds the source's branch (the identity constraint is eager).
 CREATE (copy:Memory)
-SET copy = m {.*, branch: $to_branch, created_seq: $change_seq, ended_seq: null}
+SET copy = m {.*, branch: $to_branch, created_seq: $change_seq,
+                created_seq_text: $change_seq_text, ended_seq: null}
 WITH m, copy
 CALL (m, copy) {
   MATCH (m)-[r]->(target)

@@ -1,12 +1,14 @@
 // Creates current memory nodes at change $seq, linked to their sessions. Callers have already
 // set duplicates aside (see memories/active_duplicates).
-// params: seq, memories (list of {props, embedding}: props a property map with memory_id,
+// params: seq, seq_text (seq as the full-text index holds it), memories (list of
+//         {props, embedding}: props a property map with memory_id,
 //         user_id, branch, fingerprint, session_id and meta_* keys; embedding a float32 vector)
 // returns: memory (map without embedding, timestamps as ISO strings), in input order
 CYPHER 25
 UNWIND $memories AS row
 CREATE (m:Memory)
 SET m = row.props, m.embedding = toFloatList(row.embedding), m.created_seq = $seq,
+    m.created_seq_text = $seq_text,
     m.created_at = datetime(), m.updated_at = datetime()
 WITH m
 CALL (m) {

@@ -2,13 +2,13 @@
 // alive at $seq and have ended since, with their properties and the links they owned exactly
 // as they were (links to other memories are pointed at current nodes by versions/relink).
 // Feedback counters are not versioned: they come from the node step one ended, if any.
-// params: user_id, branch, seq, change_seq
+// params: user_id, branch, seq, change_seq, change_seq_text (as the full-text index holds it)
 // returns: restored (count)
 CYPHER 25
 MATCH (v:MemoryVersion {user_id: $user_id, branch: $branch})
 WHERE v.ended_seq > $seq AND v.created_seq <= $seq AND v.ended_seq <> $change_seq
 CREATE (m:Memory)
-SET m = properties(v), m.created_seq = $change_seq
+SET m = properties(v), m.created_seq = $change_seq, m.created_seq_text = $change_seq_text
 REMOVE m.ended_seq
 WITH v, m
 CALL (m) {

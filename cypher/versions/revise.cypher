@@ -5,7 +5,8 @@
 // memory owns (every outgoing relationship, and inbound ones from nodes that are not memories,
 // such as feedback), whatever their type; links of other current memories that pointed at the
 // ended node move to the successor, so current memories always link current memories.
-// params: seq, user_id, branch, changes (list of {memory_id, props})
+// params: seq, seq_text (seq as the full-text index holds it), user_id, branch,
+//         changes (list of {memory_id, props})
 // returns: memory (map of the current node, without embedding), in input order
 CYPHER 25
 UNWIND $changes AS change
@@ -21,7 +22,7 @@ CALL (old, change) {
   SET old:MemoryVersion, old.ended_seq = $seq
   CREATE (new:Memory)
   SET new = properties(old), new += change.props, new.created_seq = $seq,
-      new.updated_at = datetime()
+      new.created_seq_text = $seq_text, new.updated_at = datetime()
   REMOVE new.ended_seq
   WITH old, new
   CALL (old, new) {

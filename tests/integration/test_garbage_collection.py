@@ -131,16 +131,23 @@ async def test_a_snapshot_keeps_versions_of_its_own_branch_only(
     memory = await store(client, headers, "Cleo sings")
     await create_branch(client, headers, "side")
     await take_snapshot(client, headers, "main-now")
-    # Changed on the branch: main's snapshot cannot see the branch's past version.
+    # Changed twice on the branch: main's snapshot cannot see the branch's past versions. The
+    # one the branch held at its fork stays (a merge compares with it); the one between goes.
     await correct(client, headers, memory["memory_id"], "Cleo sings opera", branch="side")
+    corrected = await request_ok(
+        client, "GET", "/v1/memories", headers, query_string={"branch": "side"}
+    )
+    [between] = corrected["items"]
+    await correct(client, headers, between["memory_id"], "Cleo sings arias", branch="side")
     await collect_garbage(registry)
     rows = await query(
         neo4j_driver,
-        "MATCH (v:MemoryVersion {user_id: $user_id}) RETURN v.branch AS branch",
+        "MATCH (v:MemoryVersion {user_id: $user_id}) "
+        "RETURN v.branch AS branch, v.content AS content",
         user_id=owner.user_id,
     )
-    assert rows == []
+    assert rows == [{"branch": "side", "content": "Cleo sings"}]
     side = await request_ok(client, "GET", "/v1/memories", headers, query_string={"branch": "side"})
-    assert [item["content"] for item in side["items"]] == ["Cleo sings opera"]
+    assert [item["content"] for item in side["items"]] == ["Cleo sings arias"]
     main_diff = await request_ok(client, "GET", "/v1/snapshots/main-now/diff", headers)
     assert main_diff["counts"] == {"added": 0, "removed": 0, "modified": 0}

@@ -41,9 +41,21 @@ class CurrentNode:
     links: Links
 
 
-# Owned links: every outgoing relationship, and inbound ones from nodes that are not memories.
+# The current nodes a branch reads (its own, and for a copy-on-write branch main's nodes created
+# up to its view_seq that it has none of its own for), with their owned links: every outgoing
+# relationship, and inbound ones from nodes that are not memories.
 CURRENT_NODES = """
-MATCH (m:Memory {user_id: $user_id, branch: $branch})
+OPTIONAL MATCH (b:Branch {user_id: $user_id, name: $branch})
+WITH b.view_seq AS view_seq
+CALL (view_seq) {
+  MATCH (m:Memory {user_id: $user_id, branch: $branch})
+  RETURN m
+  UNION ALL
+  MATCH (m:Memory {user_id: $user_id, branch: 'main'})
+  WHERE m.created_seq <= view_seq
+    AND NOT EXISTS { (:Memory {memory_id: m.memory_id, branch: $branch}) }
+  RETURN m
+}
 RETURN m.memory_id AS memory_id, m.is_active AS active,
        m {.useful, .irrelevant, .outdated, .wrong} AS feedback,
        COLLECT {
@@ -63,13 +75,14 @@ def _other_end(
     user_id: str, branch: str, labels: list[str], other: Mapping[str, Any]
 ) -> tuple[str, str]:
     """The other end's label and identity; a label that says what is wrong with the other end
-    when it is not a current node of this user (and, for a memory, of this branch)."""
+    when it is not a current node of this user (and, for a memory, of this branch or of main,
+    which a copy-on-write branch reads: a link names its memory, read on the branch)."""
     known = [label for label in IDENTITY if label in labels]
     if "MemoryVersion" in labels:
         label, key = "MemoryVersion (a past version)", other["memory_id"]
     elif len(known) == 1:
         label, key = known[0], other[IDENTITY[known[0]]]
-        if label == "Memory" and other["branch"] != branch:
+        if label == "Memory" and other["branch"] not in (branch, "main"):
             label = f"Memory of branch {other['branch']}"
     else:
         label, key = ":".join(sorted(labels)), None
@@ -94,12 +107,17 @@ async def current_nodes(driver: AsyncDriver, user_id: str, branch: str) -> dict[
 
 
 async def stray_memory_links(driver: AsyncDriver, user_id: str) -> list[dict[str, Any]]:
-    """Links from a current memory node to a past version or to a memory of another branch:
-    links between memories must always join current nodes of one branch."""
+    """Links from a current memory node to a past version or to a memory node its branch does
+    not read: links between memories join current nodes a branch reads (its own, or main's
+    that a copy-on-write branch reads)."""
     return await query(
         driver,
         "MATCH (m:Memory {user_id: $user_id})-[r]->(other:Memory|MemoryVersion) "
-        "WHERE other:MemoryVersion OR other.branch <> m.branch "
+        "OPTIONAL MATCH (b:Branch {user_id: $user_id, name: m.branch}) "
+        "WITH m, r, other, b "
+        "WHERE other:MemoryVersion OR other.branch <> m.branch AND NOT ("
+        "  other.branch = 'main' AND other.created_seq <= b.view_seq"
+        "  AND NOT EXISTS { (:Memory {memory_id: other.memory_id, branch: m.branch}) }) "
         "RETURN m.memory_id AS memory_id, m.branch AS branch, type(r) AS type, "
         "other.memory_id AS other_id, other.branch AS other_branch, labels(other) AS labels",
         user_id=user_id,

@@ -49,8 +49,19 @@ def test_active_branch_memory_main_lacks_is_new() -> None:
 
 
 def test_branch_memory_main_has_an_exact_duplicate_of_is_not_new() -> None:
-    row = {**_change(_node("a", "b1"), None), "duplicate_on_main": True}
+    row = {**_change(_node("a", "b1"), None), "duplicates_on_main": ["x"]}
     assert plan_merge([row]) == ([], [], [])
+
+
+def test_branch_memory_is_new_when_the_merge_deletes_its_duplicate_on_main() -> None:
+    # Merging twice must change nothing the second time: had the first merge skipped "a" as a
+    # duplicate of "x" while deleting "x", the second would add "a".
+    duplicate = {**_change(_node("a", "b1", fingerprint="f"), None), "duplicates_on_main": ["x"]}
+    deleted = _change(_node("x", "b1", fingerprint="f", is_active=False), _node("x", "main"))
+    new, _, deactivated = plan_merge([duplicate, deleted])
+    assert (_ids(new), _ids(deactivated)) == (["a"], ["x"])
+    appended, _, _ = plan_merge([duplicate, deleted], replacing=False)
+    assert appended == []
 
 
 def test_memory_created_and_deleted_on_the_branch_is_not_brought_over() -> None:

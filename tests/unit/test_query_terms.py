@@ -15,6 +15,7 @@ from app.services.query_text import (
     escape,
     lucene_query,
     query_terms,
+    seq_text,
 )
 
 SYNTAX = ["+", "-", "&&", "||", "!", "(", ")", "{", "}", "[", "]", "^", '"', "~", "*", "?", ":"]
@@ -38,7 +39,7 @@ def _unescaped_syntax(text: str) -> list[str]:
 def _content_clause(query: str) -> str:
     phrase = r'"(?:[^"\\]|\\.)*"'
     match = re.fullmatch(
-        rf"content:\((.*)\) AND user_id:{phrase} AND branch:{phrase}\^0", query, re.DOTALL
+        rf"content:\((.*)\) AND user_id:{phrase} AND \(branch:{phrase}\)\^0", query, re.DOTALL
     )
     assert match, query
     return match.group(1)
@@ -121,7 +122,7 @@ def test_a_term_the_analyzer_may_drop_cannot_match_everything() -> None:
 )
 def test_user_id_is_an_escaped_phrase(user_id: str, phrase: str) -> None:
     query = lucene_query("word", user_id, "main")
-    assert query == f'content:(word {NO_MATCH_TERM}) AND user_id:{phrase} AND branch:"main"^0'
+    assert query == f'content:(word {NO_MATCH_TERM}) AND user_id:{phrase} AND (branch:"main")^0'
 
 
 @pytest.mark.parametrize(
@@ -140,3 +141,12 @@ def test_coverage_is_the_share_of_query_words_a_text_holds(
     query: str, content: str, expected: float
 ) -> None:
     assert coverage(content_words(query), content) == pytest.approx(expected)
+
+
+def test_a_copy_on_write_branch_also_reads_main_up_to_its_fork() -> None:
+    query = lucene_query("word", "u", "side", 42)
+    assert query is not None
+    assert query.endswith(
+        'AND (branch:"side" OR (branch:"main" AND created_seq_text:[0 TO 0000000000000042]))^0'
+    )
+    assert seq_text(42) < seq_text(100) < seq_text(10**15)  # term order is numeric order
