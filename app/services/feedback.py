@@ -60,11 +60,9 @@ async def record(
         if not rows:
             raise NotFound("memory not found")  # rolls the user's seq back too
         row = rows[0]
-        await versions.revise(
-            tx, seq, scope.user_id, scope.branch, [(memory_id, {item.signal: row["count"] + 1})]
-        )
         on = Link(memory_id=memory_id, type="ON", target_node=row["feedback"], inbound=True)
-        await versions.link(tx, seq, scope.user_id, scope.branch, [on])
+        counted: dict[str, dict[str, Any]] = {memory_id: {item.signal: row["count"] + 1}}
+        await versions.link(tx, seq, scope.user_id, scope.branch, [on], counted)
         return {key: row[key] for key in ("feedback_id", "memory_id", "signal")}
 
     row = await registry.graph.transaction(work)

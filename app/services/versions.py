@@ -93,27 +93,42 @@ async def revise(
     return [row["memory"] for row in rows]
 
 
-async def link(tx: Tx, seq: int, user_id: str, branch: str, links: list[Link]) -> int:
-    """Adds links to current memories as part of change `seq`; returns how many now exist."""
-    params = await _own_links(tx, seq, user_id, branch, links)
+async def link(
+    tx: Tx,
+    seq: int,
+    user_id: str,
+    branch: str,
+    links: list[Link],
+    changes: dict[str, dict[str, Any]] | None = None,
+) -> int:
+    """Adds links to current memories as part of change `seq`, with `changes` (properties by
+    memory_id) applied to their nodes in the same revision; returns how many links now exist."""
+    params = await _own_links(tx, seq, user_id, branch, links, changes or {})
     return int((await tx.run("versions/link", **params))[0]["changed"]) if params else 0
 
 
 async def unlink(tx: Tx, seq: int, user_id: str, branch: str, links: list[Link]) -> int:
     """Removes links of current memories as part of change `seq`; returns how many."""
-    params = await _own_links(tx, seq, user_id, branch, links)
+    params = await _own_links(tx, seq, user_id, branch, links, {})
     return int((await tx.run("versions/unlink", **params))[0]["changed"]) if params else 0
 
 
 async def _own_links(
-    tx: Tx, seq: int, user_id: str, branch: str, links: list[Link]
+    tx: Tx,
+    seq: int,
+    user_id: str,
+    branch: str,
+    links: list[Link],
+    changes: dict[str, dict[str, Any]],
 ) -> dict[str, Any]:
     """The parameters of a link change (none without links), once every memory whose links
     change has a node of change `seq`: a link belongs to its memory's state."""
     if not links:
         return {}
     owners = list(dict.fromkeys(item.memory_id for item in links))
-    await revise(tx, seq, user_id, branch, [(memory_id, {}) for memory_id in owners])
+    await revise(
+        tx, seq, user_id, branch, [(memory_id, changes.get(memory_id, {})) for memory_id in owners]
+    )
     return {
         "seq": seq,
         "user_id": user_id,

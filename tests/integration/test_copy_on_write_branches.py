@@ -320,7 +320,7 @@ async def test_rolling_main_back_past_the_fork_leaves_the_branch_as_it_was(
     client: TestClientProtocol, user: User
 ) -> None:
     headers = user.headers
-    facts = FACTS[:10]
+    facts = FACTS[:12]
     by_content = await _store_facts(client, headers, facts)
     await take_snapshot(client, headers, "before")
     main_at_snapshot = await _listed(client, headers, "main")
