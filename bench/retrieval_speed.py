@@ -304,7 +304,11 @@ async def alternatives(
       then the vector query: encode + both halves, as one request would see it.
     """
     query = (CODE_ROOT_CYPHER / "retrieval" / "candidates.cypher").read_text()
-    slim_query = query.replace("m {.*, embedding: null}", SLIM)
+    slim_query = query.replace(
+        "m {.*, branch: $branch, embedding: null, created_at: toString(m.created_at),\n"
+        "             updated_at: toString(m.updated_at), observed_at: toString(m.observed_at)}",
+        SLIM,
+    )
     out: dict[str, list[float]] = {"full": [], "slim": [], "overlap": []}
     driver = neo4j.AsyncGraphDatabase.driver(uri, auth=None, notifications_min_severity="OFF")
     loop = asyncio.get_running_loop()
@@ -320,6 +324,8 @@ async def alternatives(
                     statement,
                     user_id=user_id,
                     branch="main",
+                    view_seq=None,
+                    shadows=0,
                     vector=vector,
                     vector_k=CANDIDATES,
                     lucene=lucene,
