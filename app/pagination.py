@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import base64
 import binascii
+from collections.abc import Callable
+from typing import TypeVar
 
 from app.errors import Unparseable
+
+T = TypeVar("T")
 
 
 def encode_cursor(last_key: str) -> str:
@@ -26,3 +30,10 @@ def decode_cursor(cursor: str) -> str:
     if not last_key or encode_cursor(last_key) != cursor:
         raise Unparseable("cursor is not one this service issued")
     return last_key
+
+
+def page_of(fetched: list[T], limit: int, key: Callable[[T], str]) -> tuple[list[T], str | None]:
+    """A page from a fetch of up to `limit` + 1 items in key order: its first `limit` items, and
+    the cursor after them when more follow (else None)."""
+    page = fetched[:limit]
+    return page, encode_cursor(key(page[-1])) if len(fetched) > limit else None

@@ -8,7 +8,6 @@ from dataclasses import dataclass
 
 from app.config import Settings
 from app.embedder import Embedder, SentenceTransformerEmbedder
-from app.errors import Unavailable
 from app.graph import Graph
 from app.llm import LlmClient
 from app.ratelimit import RateLimiter
@@ -56,12 +55,6 @@ class Registry:
             instance_id=settings.instance_id or f"{socket.gethostname()}-{uuid.uuid4().hex[:8]}",
             llm=llm,
         )
-
-    def require_llm(self) -> LlmClient:
-        """The LLM client; Unavailable (503) when none is configured."""
-        if self.llm is None:
-            raise Unavailable("this feature needs an LLM: set LLM_API_KEY (and LLM_BASE_URL)")
-        return self.llm
 
     async def close(self) -> None:
         if self.llm is not None:

@@ -22,7 +22,7 @@ from app.models.memories import (
     NewMemory,
     StoreMemory,
 )
-from app.pagination import decode_cursor, encode_cursor
+from app.pagination import decode_cursor, page_of
 from app.registry import Registry
 from app.services import confidence, ranking, snapshots, versions
 from app.services.identity import fingerprint, new_memory_id
@@ -165,8 +165,8 @@ async def list_page(registry: Registry, caller: Caller, query: ListQuery) -> Mem
         memory_type=query.memory_type,
         limit=query.limit + 1,
     )
-    items = [to_memory(row["memory"]) for row in rows[: query.limit]]
-    next_cursor = encode_cursor(items[-1].memory_id) if len(rows) > query.limit else None
+    fetched = [to_memory(row["memory"]) for row in rows]
+    items, next_cursor = page_of(fetched, query.limit, lambda memory: memory.memory_id)
     return MemoryPage(items=items, next_cursor=next_cursor)
 
 

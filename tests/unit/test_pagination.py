@@ -1,4 +1,5 @@
-"""Cursors: what encode_cursor() issues decodes to the same key; anything else is Unparseable."""
+"""Cursors and pages: what encode_cursor() issues decodes to the same key, anything else is
+Unparseable; a page holds its limit and a cursor when more follow."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from app.errors import Unparseable, status_of
-from app.pagination import decode_cursor, encode_cursor
+from app.pagination import decode_cursor, encode_cursor, page_of
 
 URL_SAFE = re.compile(r"^[A-Za-z0-9_-]+$")
 
@@ -69,3 +70,10 @@ def test_garbage_cursor_is_unparseable(cursor: str) -> None:
         decode_cursor(cursor)
     assert status_of(caught.value) == 400
     assert caught.value.detail
+
+
+def test_a_page_holds_the_limit_and_a_cursor_only_when_more_follow() -> None:
+    page, cursor = page_of(["a", "b", "c"], 2, str.upper)
+    assert (page, cursor) == (["a", "b"], encode_cursor("B"))
+    assert page_of(["a", "b"], 2, str.upper) == (["a", "b"], None)
+    assert page_of([], 2, str.upper) == ([], None)
