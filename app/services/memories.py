@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Awaitable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -37,13 +35,12 @@ MIN_CORRECTION_COSINE = 0.3
 def memory_props(
     scope: Scope,
     item: NewMemory,
-    embedding: list[float] | None = None,
+    embedding: list[float],
     *,
     trust_tier: str | None = None,
     initial: float | None = None,
 ) -> dict[str, Any]:
-    """The node properties of a new memory (metadata as one meta_<key> property per key); the
-    embedding may come later (see _create_in)."""
+    """The node properties of a new memory (metadata as one meta_<key> property per key)."""
     tier = trust_tier or item.trust_tier
     return {
         "memory_id": new_memory_id(),
@@ -72,18 +69,13 @@ def deletion(reason: str) -> dict[str, Any]:
 
 
 async def _create_in(
-    tx: Tx,
-    seq: int,
-    scope: Scope,
-    props: list[dict[str, Any]],
-    vectors: Awaitable[list[list[float]]] | None = None,
+    tx: Tx, seq: int, scope: Scope, props: list[dict[str, Any]]
 ) -> list[tuple[Row, bool]]:
     """Creates memories at change `seq`; an exact duplicate of an active memory (or of an
     earlier item of the same call) is not created again: (memory, created) in input order.
 
     Duplicates are resolved here, inside the change (which serialises the user's writes), so
-    that only new memories reach the versioned create. `vectors`, when given, are the
-    embeddings of `props` in order, still being encoded: awaited only when one is new.
+    that only new memories reach the versioned create.
     """
     rows = await tx.run(
         "memories/active_duplicates",
@@ -97,9 +89,6 @@ async def _create_in(
             fresh.setdefault(item["fingerprint"], item)
     created: dict[str, Row] = {}
     if fresh:
-        if vectors is not None:
-            for item, vector in zip(props, await vectors, strict=True):
-                item["embedding"] = vector
         made = await versions.create(tx, seq, list(fresh.values()))
         created = {row["fingerprint"]: row for row in made}
     results: list[tuple[Row, bool]] = []
@@ -112,30 +101,12 @@ async def _create_in(
     return results
 
 
-def _encoding(registry: Registry, texts: list[str]) -> asyncio.Future[list[list[float]]]:
-    """The vectors of texts, encoded on the embedder's thread from now on, so that the change
-    opens and looks for duplicates meanwhile (a store's latency is mostly the encode). Whoever
-    ends up not needing them (an exact duplicate is not stored again) may leave them."""
-    future = asyncio.ensure_future(registry.embedder.encode(texts))
-    future.add_done_callback(_seen)
-    return future
-
-
-def _seen(future: asyncio.Future[list[list[float]]]) -> None:
-    # A failure nobody awaited is still retrieved, so it is not reported as never retrieved.
-    if not future.cancelled():
-        future.exception()
-
-
 async def _create(
-    registry: Registry, scope: Scope, items: list[NewMemory]
+    registry: Registry, scope: Scope, props: list[dict[str, Any]]
 ) -> list[tuple[Row, bool]]:
-    vectors = _encoding(registry, [item.content for item in items])
-    props = [memory_props(scope, item) for item in items]
-
     async def work(tx: Tx) -> list[tuple[Row, bool]]:
         seq = await versions.open_change(tx, scope.user_id)
-        return await _create_in(tx, seq, scope, props, vectors)
+        return await _create_in(tx, seq, scope, props)
 
     return await registry.graph.transaction(work)
 
@@ -143,7 +114,8 @@ async def _create(
 async def store(registry: Registry, caller: Caller, item: StoreMemory) -> tuple[Memory, bool]:
     """Stores one memory; (memory, False) when an identical active one already exists."""
     scope = await scope_for(registry, caller, item.branch)
-    [(row, created)] = await _create(registry, scope, [item])
+    [embedding] = await registry.embedder.encode([item.content])
+    [(row, created)] = await _create(registry, scope, [memory_props(scope, item, embedding)])
     return to_memory(row), created
 
 
@@ -152,7 +124,11 @@ async def store_batch(
 ) -> list[Memory]:
     """Stores many memories in one encode call and one transaction."""
     scope = await scope_for(registry, caller, branch)
-    return [to_memory(row) for row, _ in await _create(registry, scope, items)]
+    embeddings = await registry.embedder.encode([item.content for item in items])
+    props = [
+        memory_props(scope, item, vector) for item, vector in zip(items, embeddings, strict=True)
+    ]
+    return [to_memory(row) for row, _ in await _create(registry, scope, props)]
 
 
 async def list_page(registry: Registry, caller: Caller, query: ListQuery) -> MemoryPage:
