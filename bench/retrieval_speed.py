@@ -273,6 +273,8 @@ async def candidates_ms(
                 "retrieval/candidates",
                 user_id=user_id,
                 branch="main",
+                view_seq=None,
+                shadows=0,
                 vector=vector,
                 vector_k=CANDIDATES,
                 lucene=retrieval.lucene_query(text, user_id, "main"),

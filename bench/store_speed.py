@@ -55,6 +55,7 @@ from app.ratelimit import RateLimiter
 from app.registry import Registry
 from app.services import memories, versions
 from app.services.memories import memory_props
+from app.services.query_text import seq_text
 
 BATCH = 100
 SINGLE_N = 200
@@ -278,7 +279,7 @@ async def neo4j_write(
                         }
                         for row in props
                     ]
-                    await tx.run("versions/create", seq=seq, memories=rows)
+                    await tx.run("versions/create", seq=seq, seq_text=seq_text(seq), memories=rows)
 
                 began = time.perf_counter()
                 await graph.transaction(work)
@@ -310,6 +311,7 @@ async def timed_store_transaction(
             "memories/active_duplicates",
             user_id=user_id,
             branch="main",
+            view_seq=None,
             fingerprints=[props["fingerprint"]],
         )
         parts["duplicates"] = time.perf_counter() - began
@@ -318,7 +320,12 @@ async def timed_store_transaction(
             await versions.create(tx, seq, [props])
         else:
             row = {key: value for key, value in props.items() if key != "embedding"}
-            await tx.run("versions/create", seq=seq, memories=[{"props": row, "embedding": None}])
+            await tx.run(
+                "versions/create",
+                seq=seq,
+                seq_text=seq_text(seq),
+                memories=[{"props": row, "embedding": None}],
+            )
         parts["create"] = time.perf_counter() - began
         parts["ran"] = time.perf_counter()
 
