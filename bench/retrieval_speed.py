@@ -44,6 +44,7 @@ from app.embedder import SentenceTransformerEmbedder
 from app.graph import Graph
 from app.services import retrieval
 from app.services.identity import fingerprint, new_memory_id
+from app.services.scope import MAIN, Scope
 
 USER_MEMORIES = 10_000
 OTHER_USERS = 99
@@ -271,9 +272,7 @@ async def candidates_ms(
             began = time.perf_counter()
             await graph.read(
                 "retrieval/candidates",
-                user_id=user_id,
-                branch="main",
-                view_seq=None,
+                **Scope(user_id=user_id, branch=MAIN).params(),
                 shadows=0,
                 vector=vector,
                 vector_k=CANDIDATES,
@@ -322,9 +321,7 @@ async def alternatives(
                 began = time.perf_counter()
                 await driver.execute_query(
                     statement,
-                    user_id=user_id,
-                    branch="main",
-                    view_seq=None,
+                    **Scope(user_id=user_id, branch=MAIN).params(),
                     shadows=0,
                     vector=vector,
                     vector_k=CANDIDATES,

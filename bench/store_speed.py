@@ -40,7 +40,6 @@ import uuid
 from collections import defaultdict
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from types import SimpleNamespace
 from typing import Any
 
 import common
@@ -56,6 +55,7 @@ from app.registry import Registry
 from app.services import memories, versions
 from app.services.memories import memory_props
 from app.services.query_text import seq_text
+from app.services.scope import MAIN, Scope
 
 BATCH = 100
 SINGLE_N = 200
@@ -240,7 +240,7 @@ async def neo4j_write(
             caller = BenchCaller(f"bench-profile-{run_id}-batch-{n}")
             items = [NewMemory(content=text) for text in chunk]
             began = time.perf_counter()
-            stored = await memories.store_batch(registry, caller, items, None)  # type: ignore[arg-type]
+            stored = await memories.store_batch(registry, caller, items, None)
             timings["store_batch"].append(time.perf_counter() - began)
             body = {"memories": [{"content": text} for text in chunk]}
             began = time.perf_counter()
@@ -254,9 +254,9 @@ async def neo4j_write(
             for n in range(PROFILE_BATCHES):
                 chunk = texts.take(BATCH)
                 user_id = f"bench-profile-{run_id}-{variant}-{n}"
-                scope = SimpleNamespace(user_id=user_id, branch="main")
+                scope = Scope(user_id=user_id, branch=MAIN)
                 props = [
-                    memory_props(scope, NewMemory(content=text), vector)  # type: ignore[arg-type]
+                    memory_props(scope, NewMemory(content=text), vector)
                     for text, vector in zip(chunk, vectors, strict=True)
                 ]
                 embedded = variant == "create"
@@ -309,9 +309,7 @@ async def timed_store_transaction(
         began = time.perf_counter()
         await tx.run(
             "memories/active_duplicates",
-            user_id=user_id,
-            branch="main",
-            view_seq=None,
+            **Scope(user_id=user_id, branch=MAIN).params(),
             fingerprints=[props["fingerprint"]],
         )
         parts["duplicates"] = time.perf_counter() - began
@@ -348,12 +346,12 @@ async def warm_database(uri: str, texts: list[str], dimensions: int, run_id: str
     """
     graph = Graph.connect(uri, "", "", "neo4j")
     rng = random.Random(7)
-    scope = SimpleNamespace(user_id=f"bench-warm-{run_id}", branch="main")
+    scope = Scope(user_id=f"bench-warm-{run_id}", branch=MAIN)
     try:
         for n in range(DATABASE_WARMUP):
             item = NewMemory(content=f"{texts[n % len(texts)]} (#{n})")
             vector = random_unit_vector(dimensions, rng)
-            props = memory_props(scope, item, vector)  # type: ignore[arg-type]
+            props = memory_props(scope, item, vector)
             await timed_store_transaction(graph, scope.user_id, props, "full")
     finally:
         await graph.close()
@@ -373,7 +371,7 @@ async def single_write(
     graph = Graph.connect(uri, "", "", "neo4j")
     timings: dict[str, list[float]] = defaultdict(list)
     user_id = f"bench-single-profile-{run_id}"
-    scope = SimpleNamespace(user_id=user_id, branch="main")
+    scope = Scope(user_id=user_id, branch=MAIN)
     try:
         for n in range(SINGLE_PROFILE_N):
             [text] = texts.take(1)
@@ -381,7 +379,7 @@ async def single_write(
             await graph.read("users/state", user_id=user_id)
             timings["auth"].append(time.perf_counter() - began)
             [vector] = embedder.encode_now([text])
-            props = memory_props(scope, NewMemory(content=text), vector)  # type: ignore[arg-type]
+            props = memory_props(scope, NewMemory(content=text), vector)
             variant = ("full", "no_embedding", "open_only")[n % 3]
             parts = await timed_store_transaction(graph, user_id, props, variant)
             if variant == "full":

@@ -130,6 +130,34 @@ async def _own_nodes(driver: AsyncDriver, user_id: str, branch: str) -> list[dic
     )
 
 
+async def _assert_reads(
+    client: TestClientProtocol,
+    headers: Headers,
+    branch: str,
+    found: list[tuple[str, str]],
+    missing: list[tuple[str, str]],
+) -> None:
+    """On the branch, retrieve ranks each `found` memory first for its text and full-text
+    search finds it; neither returns a `missing` memory for its text. Pairs: (text, id)."""
+    for text, memory_id in found:
+        assert ids(await _retrieve(client, headers, text, branch))[0] == memory_id, text
+        assert memory_id in ids(await _fulltext(client, headers, text, branch)), text
+    for text, memory_id in missing:
+        assert memory_id not in ids(await _retrieve(client, headers, text, branch)), text
+        assert memory_id not in ids(await _fulltext(client, headers, text, branch)), text
+
+
+def _assert_same_hits(
+    main_hits: list[dict[str, Any]], side_hits: list[dict[str, Any]], text: str
+) -> None:
+    """The branch's hits are main's: same memories, order and scores, under its own name."""
+    assert ids(side_hits) == ids(main_hits), text
+    assert {item["branch"] for item in side_hits} == {"side"}, text
+    assert [item["retrieval_score"] for item in side_hits] == pytest.approx(
+        [item["retrieval_score"] for item in main_hits], rel=1e-6
+    ), text
+
+
 async def _merge(client: TestClientProtocol, headers: Headers, name: str) -> dict[str, Any]:
     body: dict[str, Any] = await request_ok(
         client, "POST", f"/v1/branches/{name}/merge", headers, json={"strategy": "replace"}
@@ -166,20 +194,12 @@ async def test_a_fresh_branch_of_main_stores_nothing_and_reads_exactly_like_main
         main_hits = await _retrieve(client, headers, text, "main", top_k=10)
         side_hits = await _retrieve(client, headers, text, "side", top_k=10)
         assert len(main_hits) == 10, text
-        assert ids(side_hits) == ids(main_hits), text
-        assert {item["branch"] for item in side_hits} == {"side"}, text
-        assert [item["retrieval_score"] for item in side_hits] == pytest.approx(
-            [item["retrieval_score"] for item in main_hits], rel=1e-6
-        ), text
+        _assert_same_hits(main_hits, side_hits, text)
     for text in FULLTEXT_QUERIES:
         main_hits = await _fulltext(client, headers, text, "main")
         side_hits = await _fulltext(client, headers, text, "side")
         assert main_hits, text
-        assert ids(side_hits) == ids(main_hits), text
-        assert {item["branch"] for item in side_hits} == {"side"}, text
-        assert [item["retrieval_score"] for item in side_hits] == pytest.approx(
-            [item["retrieval_score"] for item in main_hits], rel=1e-6
-        ), text
+        _assert_same_hits(main_hits, side_hits, text)
     # Reading stored nothing either.
     assert await _own_nodes(neo4j_driver, user.user_id, "side") == []
 
@@ -208,23 +228,16 @@ async def test_main_changes_after_the_fork_stay_out_of_the_branch(
     assert await _listed(client, headers, "side") == forked
     assert await _counts(client, headers) == {"main": len(facts), "side": len(facts)}
 
-    for text, memory_id in [
+    originals = [
         ("Nora drinks green tea every morning", tea),
         ("Nora drives an old blue Fiat", fiat),
-    ]:
-        side_hits = await _retrieve(client, headers, text, "side")
-        assert ids(side_hits)[0] == memory_id, text
-        assert memory_id in ids(await _fulltext(client, headers, text, "side")), text
-        assert memory_id not in ids(await _retrieve(client, headers, text, "main")), text
-        assert memory_id not in ids(await _fulltext(client, headers, text, "main")), text
-    for text, memory_id in [
+    ]
+    changes = [
         ("Nora drinks black coffee every morning", coffee["memory_id"]),
         ("Nora bought a red electric bike", bike["memory_id"]),
-    ]:
-        assert memory_id not in ids(await _retrieve(client, headers, text, "side")), text
-        assert memory_id not in ids(await _fulltext(client, headers, text, "side")), text
-        assert ids(await _retrieve(client, headers, text, "main"))[0] == memory_id, text
-        assert memory_id in ids(await _fulltext(client, headers, text, "main")), text
+    ]
+    await _assert_reads(client, headers, "side", found=originals, missing=changes)
+    await _assert_reads(client, headers, "main", found=changes, missing=originals)
 
     # The branch keeps copies of only the two memories main rewrote.
     own = await _own_nodes(neo4j_driver, user.user_id, "side")
@@ -345,23 +358,17 @@ async def test_rolling_main_back_past_the_fork_leaves_the_branch_as_it_was(
     assert added["memory_id"] in side and dropped not in side and tea in side and fiat in side
     assert await _counts(client, headers) == {"main": len(facts), "side": len(facts)}
 
-    expectations = [
-        ("Nora moved to a flat near the harbour", added["memory_id"], True),
-        ("Nora drinks green tea every morning", tea, True),
-        ("Nora drives an old blue Fiat", fiat, True),
-        ("Nora visited Kyoto in the spring of 2022", dropped, False),
-        ("Nora drinks black coffee every morning", coffee["memory_id"], False),
-        ("Nora bought a red electric bike", bike["memory_id"], False),
+    found = [
+        ("Nora moved to a flat near the harbour", added["memory_id"]),
+        ("Nora drinks green tea every morning", tea),
+        ("Nora drives an old blue Fiat", fiat),
     ]
-    for text, memory_id, seen in expectations:
-        retrieved = ids(await _retrieve(client, headers, text, "side"))
-        found = ids(await _fulltext(client, headers, text, "side"))
-        if seen:
-            assert retrieved[0] == memory_id, text
-            assert memory_id in found, text
-        else:
-            assert memory_id not in retrieved, text
-            assert memory_id not in found, text
+    missing = [
+        ("Nora visited Kyoto in the spring of 2022", dropped),
+        ("Nora drinks black coffee every morning", coffee["memory_id"]),
+        ("Nora bought a red electric bike", bike["memory_id"]),
+    ]
+    await _assert_reads(client, headers, "side", found, missing)
 
 
 async def test_a_fork_of_a_snapshot_of_main_sees_main_as_it_was_then(
@@ -393,22 +400,16 @@ async def test_a_fork_of_a_snapshot_of_main_sees_main_as_it_was_then(
     await correct(client, headers, cat, "Nora's cat is called Canela")
     assert await _listed(client, headers, "old") == main_then
 
-    expectations = [
-        ("Nora drinks green tea every morning", tea, True),
-        ("Nora drives an old blue Fiat", fiat, True),
-        ("Nora's cat is called Pimenta", cat, True),
-        ("Nora drinks black coffee every morning", coffee["memory_id"], False),
-        ("Nora bought a red electric bike", bike["memory_id"], False),
+    found = [
+        ("Nora drinks green tea every morning", tea),
+        ("Nora drives an old blue Fiat", fiat),
+        ("Nora's cat is called Pimenta", cat),
     ]
-    for text, memory_id, seen in expectations:
-        retrieved = ids(await _retrieve(client, headers, text, "old"))
-        found = ids(await _fulltext(client, headers, text, "old"))
-        if seen:
-            assert retrieved[0] == memory_id, text
-            assert memory_id in found, text
-        else:
-            assert memory_id not in retrieved, text
-            assert memory_id not in found, text
+    missing = [
+        ("Nora drinks black coffee every morning", coffee["memory_id"]),
+        ("Nora bought a red electric bike", bike["memory_id"]),
+    ]
+    await _assert_reads(client, headers, "old", found, missing)
 
 
 async def test_a_fork_of_a_snapshot_of_a_branch_sees_that_branch_as_it_was_then(
@@ -458,28 +459,22 @@ async def test_a_fork_of_a_snapshot_of_a_branch_sees_that_branch_as_it_was_then(
     counts = await _counts(client, headers)
     assert counts["b"] == len(a_then)
 
-    expectations = [
-        ("Nora plays the cello in an amateur orchestra", orchestra, True),
-        ("Nora drinks black coffee every morning", coffee["memory_id"], True),
-        ("Nora moved to a flat near the harbour", harbour["memory_id"], True),
-        ("Nora's cat is called Pimenta", cat, True),
-        ("Nora is allergic to peanuts", peanuts, True),
-        ("Nora runs along the river on Sundays", runs, True),
-        ("Nora's sister Ines teaches piano in Porto", sister, True),
-        ("Nora drinks green tea every morning", tea, False),
-        ("Nora drives an old blue Fiat", fiat, False),
-        ("Nora started a rooftop bee hive", garden["memory_id"], False),
-        ("Nora bought a red electric bike", bike["memory_id"], False),
+    found = [
+        ("Nora plays the cello in an amateur orchestra", orchestra),
+        ("Nora drinks black coffee every morning", coffee["memory_id"]),
+        ("Nora moved to a flat near the harbour", harbour["memory_id"]),
+        ("Nora's cat is called Pimenta", cat),
+        ("Nora is allergic to peanuts", peanuts),
+        ("Nora runs along the river on Sundays", runs),
+        ("Nora's sister Ines teaches piano in Porto", sister),
     ]
-    for text, memory_id, seen in expectations:
-        retrieved = ids(await _retrieve(client, headers, text, "b"))
-        found = ids(await _fulltext(client, headers, text, "b"))
-        if seen:
-            assert retrieved[0] == memory_id, text
-            assert memory_id in found, text
-        else:
-            assert memory_id not in retrieved, text
-            assert memory_id not in found, text
+    missing = [
+        ("Nora drinks green tea every morning", tea),
+        ("Nora drives an old blue Fiat", fiat),
+        ("Nora started a rooftop bee hive", garden["memory_id"]),
+        ("Nora bought a red electric bike", bike["memory_id"]),
+    ]
+    await _assert_reads(client, headers, "b", found, missing)
 
 
 async def test_merging_a_branch_applies_its_corrections_and_deletions_once(
