@@ -22,6 +22,7 @@ ENCODE_BATCH_SIZE = 64
 
 class Embedder(Protocol):
     dimensions: int
+    model_id: str  # what nodes record as `embedding_model` (name and dimension)
 
     async def encode(self, texts: list[str]) -> list[list[float]]:
         """Vectors for texts, in one model call, off the event loop."""
@@ -30,6 +31,9 @@ class Embedder(Protocol):
     async def encode_query(self, text: str) -> list[float]:
         """A query's vector: cached, and shared with concurrent callers in one model call."""
         ...
+
+
+DEFAULT_MODEL_NAME = "all-MiniLM-L6-v2"
 
 
 def default_model_path() -> str:
@@ -51,6 +55,7 @@ class SentenceTransformerEmbedder:
         if not dimensions:
             raise RuntimeError(f"embedding model {model!r} does not report its dimension")
         self.dimensions: int = int(dimensions)
+        self.model_id = f"{model or DEFAULT_MODEL_NAME}:{self.dimensions}"
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="encode")
         self._cache: OrderedDict[str, list[float]] = OrderedDict()
         self._cache_size = cache_size

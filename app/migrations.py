@@ -124,7 +124,7 @@ async def ensure_vector_index(graph: Graph, dimensions: int) -> None:
         raise MigrationError(
             f"the vector index holds {rows[0]['dimensions']}-dimensional embeddings but the "
             f"embedding model makes {dimensions}: use the model the data was stored with, "
-            "or drop the index memory_embedding and re-embed"
+            "or re-embed every memory with `memory-service reembed` (see README)"
         )
     if not rows:
         await graph.write("schema/create_vector_index", dimensions=dimensions)

@@ -57,6 +57,8 @@ from app.services.memories import memory_props
 from app.services.query_text import seq_text
 from app.services.scope import MAIN, Scope
 
+BENCH_MODEL = "bench"  # the embedding_model the raw writes record
+
 BATCH = 100
 SINGLE_N = 200
 SINGLE_BLOCK = 10  # single stores per block when they alternate with single-text encodes
@@ -176,6 +178,7 @@ class InstantEmbedder:
 
     def __init__(self, dimensions: int) -> None:
         self.dimensions = dimensions
+        self.model_id = f"instant:{dimensions}"
         self.vectors: list[list[float]] = []
 
     async def encode(self, texts: list[str]) -> list[list[float]]:
@@ -256,7 +259,7 @@ async def neo4j_write(
                 user_id = f"bench-profile-{run_id}-{variant}-{n}"
                 scope = Scope(user_id=user_id, branch=MAIN)
                 props = [
-                    memory_props(scope, NewMemory(content=text), vector)
+                    memory_props(scope, NewMemory(content=text), vector, BENCH_MODEL)
                     for text, vector in zip(chunk, vectors, strict=True)
                 ]
                 embedded = variant == "create"
@@ -351,7 +354,7 @@ async def warm_database(uri: str, texts: list[str], dimensions: int, run_id: str
         for n in range(DATABASE_WARMUP):
             item = NewMemory(content=f"{texts[n % len(texts)]} (#{n})")
             vector = random_unit_vector(dimensions, rng)
-            props = memory_props(scope, item, vector)
+            props = memory_props(scope, item, vector, BENCH_MODEL)
             await timed_store_transaction(graph, scope.user_id, props, "full")
     finally:
         await graph.close()
@@ -379,7 +382,7 @@ async def single_write(
             await graph.read("users/state", user_id=user_id)
             timings["auth"].append(time.perf_counter() - began)
             [vector] = embedder.encode_now([text])
-            props = memory_props(scope, NewMemory(content=text), vector)
+            props = memory_props(scope, NewMemory(content=text), vector, BENCH_MODEL)
             variant = ("full", "no_embedding", "open_only")[n % 3]
             parts = await timed_store_transaction(graph, user_id, props, variant)
             if variant == "full":

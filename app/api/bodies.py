@@ -10,7 +10,11 @@ from pydantic import BaseModel, ValidationError
 from quart import Request, request
 from quart_schema import RequestSchemaValidationError, document_request
 
+from app.api.errors import HTTP_DETAILS
+from app.errors import Unparseable
+
 Body = TypeVar("Body", bound=BaseModel)
+JSON_WHITESPACE = b" \t\r\n"  # what JSON allows around a value; anything else is a body
 Handler = TypeVar("Handler", bound=Callable[..., Any])
 
 
@@ -49,6 +53,26 @@ def validate_body(model: type[BaseModel]) -> Callable[[Handler], Handler]:
         @wraps(handler)
         async def validated(*args: Any, **kwargs: Any) -> Any:
             data = parse_body(model, await request.get_json())
+            return await handler(*args, data=data, **kwargs)
+
+        return cast(Handler, document_request(model)(validated))
+
+    return decorate
+
+
+def validate_optional_body(model: type[BaseModel]) -> Callable[[Handler], Handler]:
+    """validate_body for a route whose body may be absent: no body means the model's defaults."""
+
+    def decorate(handler: Handler) -> Handler:
+        @wraps(handler)
+        async def validated(*args: Any, **kwargs: Any) -> Any:
+            body = cast(bytes, await request.get_data(as_text=False))
+            if not body.strip(JSON_WHITESPACE):
+                data = model()
+            elif not request.is_json:
+                raise Unparseable(HTTP_DETAILS[415])
+            else:
+                data = parse_body(model, await request.get_json())
             return await handler(*args, data=data, **kwargs)
 
         return cast(Handler, document_request(model)(validated))

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from quart import Blueprint, request
-from quart_schema import document_request, validate_response
+from quart import Blueprint
+from quart_schema import validate_response
 
-from app.api.bodies import parse_body, validate_body
+from app.api.bodies import validate_body, validate_optional_body
 from app.api.context import registry
-from app.api.errors import HTTP_DETAILS, JSON_BODY, USER_AUTH, error_statuses
+from app.api.errors import JSON_BODY, USER_AUTH, error_statuses
 from app.auth import caller, require
-from app.errors import Unparseable
 from app.models.feedback import (
     FeedbackByTier,
     FeedbackRecorded,
@@ -25,19 +24,6 @@ from app.services import feedback
 
 blueprint = Blueprint("feedback", __name__, url_prefix="/v1")
 blueprint.before_request(require("user"))
-
-
-async def _tune_request() -> TuneRequest:
-    """The tune body, which may be absent: no body (or {}) means automatic tuning.
-
-    validate_body refuses a missing body, so this route decodes its own.
-    """
-    body = await request.get_data(as_text=False)
-    if not body.strip():
-        return TuneRequest()
-    if not request.is_json:
-        raise Unparseable(HTTP_DETAILS[415])
-    return parse_body(TuneRequest, await request.get_json())
 
 
 @blueprint.post("/memories/<memory_id>/feedback")
@@ -70,9 +56,9 @@ async def retrieval_params() -> Any:
 
 
 @blueprint.post("/retrieval-params/tune")
-@document_request(TuneRequest)
+@validate_optional_body(TuneRequest)
 @validate_response(TuneResult)
 @error_statuses(*USER_AUTH, *JSON_BODY)
-async def tune() -> Any:
-    data = await _tune_request()
+async def tune(data: TuneRequest) -> Any:
+    """No body (or {}) tunes automatically."""
     return await feedback.tune(registry(), caller(), data.feedback_weight)

@@ -208,6 +208,7 @@ class RetrieveRequest(Strict):
     explain: Explain = False
     min_score: float | None = Field(default=None, ge=0.0)
     branch: BranchName | None = None
+    graph: bool = True  # the graph stage: expansion through the entities memories mention
 
     @field_validator("query")
     @classmethod

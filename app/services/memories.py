@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from datetime import UTC, datetime
 from typing import Any
 
@@ -22,12 +23,14 @@ from app.models.memories import (
 )
 from app.pagination import decode_cursor, page_of
 from app.registry import Registry
-from app.services import confidence, ranking, snapshots, versions
+from app.services import confidence, entities, ranking, snapshots, versions
+from app.services.entity_extractor import Mention
 from app.services.identity import fingerprint, new_memory_id
-from app.services.memory_view import metadata, metadata_props, to_memory
+from app.services.memory_view import active_memory, metadata, metadata_props, to_memory
 from app.services.scope import Caller, Scope, scope_for
 from app.services.versions import Link
 
+AUTO = "auto"  # the source of the entity links extracted on every write
 CORRECTION_TIER = "T2"
 MIN_CORRECTION_COSINE = 0.3
 
@@ -36,6 +39,7 @@ def memory_props(
     scope: Scope,
     item: NewMemory,
     embedding: list[float],
+    model_id: str,
     *,
     trust_tier: str | None = None,
     initial: float | None = None,
@@ -57,6 +61,7 @@ def memory_props(
         "is_active": True,
         "observed_at": item.observed_at or datetime.now(UTC),
         "embedding": embedding,
+        "embedding_model": model_id,
         "fingerprint": fingerprint(item.memory_type, item.subject_id, item.content),
         **dict.fromkeys(SIGNALS, 0),
         **metadata_props(item.extra_metadata),
@@ -69,10 +74,11 @@ def deletion(reason: str) -> dict[str, Any]:
 
 
 async def _create_in(
-    tx: Tx, seq: int, scope: Scope, props: list[dict[str, Any]]
+    tx: Tx, seq: int, scope: Scope, props: list[dict[str, Any]], mentions: list[list[Mention]]
 ) -> list[tuple[Row, bool]]:
-    """Creates memories at change `seq`; an exact duplicate of an active memory (or of an
-    earlier item of the same call) is not created again: (memory, created) in input order.
+    """Creates memories at change `seq`, each linked to the entities it mentions; an exact
+    duplicate of an active memory (or of an earlier item of the same call) is not created
+    again: (memory, created) in input order.
 
     Duplicates are resolved here, inside the change (which serialises the user's writes), so
     that only new memories reach the versioned create.
@@ -84,12 +90,15 @@ async def _create_in(
     )
     known: dict[str, Row] = {row["fingerprint"]: row["memory"] for row in rows}
     fresh: dict[str, dict[str, Any]] = {}
-    for item in props:
-        if item["fingerprint"] not in known:
-            fresh.setdefault(item["fingerprint"], item)
+    fresh_mentions: list[tuple[str, list[Mention]]] = []
+    for item, found in zip(props, mentions, strict=True):
+        if item["fingerprint"] not in known and item["fingerprint"] not in fresh:
+            fresh[item["fingerprint"]] = item
+            fresh_mentions.append((item["memory_id"], found))
     created: dict[str, Row] = {}
     if fresh:
-        made = await versions.create(tx, seq, list(fresh.values()))
+        links = await entities.mention_links(tx, scope.user_id, fresh_mentions, AUTO)
+        made = await versions.create(tx, seq, list(fresh.values()), links)
         created = {row["fingerprint"]: row for row in made}
     results: list[tuple[Row, bool]] = []
     for item in props:
@@ -101,12 +110,29 @@ async def _create_in(
     return results
 
 
+async def _understand(
+    registry: Registry, user_id: str, texts: list[str]
+) -> tuple[list[list[float]], list[list[Mention]]]:
+    """The embeddings of texts and the entities they mention, worked out side by side."""
+    return await asyncio.gather(
+        registry.embedder.encode(texts), entities.recognise(registry, user_id, texts)
+    )
+
+
 async def _create(
-    registry: Registry, scope: Scope, props: list[dict[str, Any]]
+    registry: Registry, scope: Scope, items: list[NewMemory]
 ) -> list[tuple[Row, bool]]:
+    embeddings, mentions = await _understand(
+        registry, scope.user_id, [item.content for item in items]
+    )
+    props = [
+        memory_props(scope, item, vector, registry.embedder.model_id)
+        for item, vector in zip(items, embeddings, strict=True)
+    ]
+
     async def work(tx: Tx) -> list[tuple[Row, bool]]:
         seq = await versions.open_change(tx, scope.user_id)
-        return await _create_in(tx, seq, scope, props)
+        return await _create_in(tx, seq, scope, props, mentions)
 
     return await registry.graph.transaction(work)
 
@@ -114,8 +140,7 @@ async def _create(
 async def store(registry: Registry, caller: Caller, item: StoreMemory) -> tuple[Memory, bool]:
     """Stores one memory; (memory, False) when an identical active one already exists."""
     scope = await scope_for(registry, caller, item.branch)
-    [embedding] = await registry.embedder.encode([item.content])
-    [(row, created)] = await _create(registry, scope, [memory_props(scope, item, embedding)])
+    [(row, created)] = await _create(registry, scope, [item])
     return to_memory(row), created
 
 
@@ -124,11 +149,7 @@ async def store_batch(
 ) -> list[Memory]:
     """Stores many memories in one encode call and one transaction."""
     scope = await scope_for(registry, caller, branch)
-    embeddings = await registry.embedder.encode([item.content for item in items])
-    props = [
-        memory_props(scope, item, vector) for item, vector in zip(items, embeddings, strict=True)
-    ]
-    return [to_memory(row) for row, _ in await _create(registry, scope, props)]
+    return [to_memory(row) for row, _ in await _create(registry, scope, items)]
 
 
 async def list_page(registry: Registry, caller: Caller, query: ListQuery) -> MemoryPage:
@@ -146,22 +167,14 @@ async def list_page(registry: Registry, caller: Caller, query: ListQuery) -> Mem
     return MemoryPage(items=items, next_cursor=next_cursor)
 
 
-async def _active(tx: Tx, scope: Scope, memory_id: str) -> Row:
-    rows = await tx.run("memories/get_active", **scope.params(), memory_id=memory_id)
-    if not rows:
-        raise NotFound("memory not found")
-    memory: Row = rows[0]["memory"]
-    return memory
-
-
 async def _correct(
     registry: Registry, scope: Scope, memory_id: str, new_content: str, reason: str
 ) -> Memory:
-    [embedding] = await registry.embedder.encode([new_content])
+    [embedding], mentions = await _understand(registry, scope.user_id, [new_content])
 
     async def work(tx: Tx) -> Row:
         seq = await versions.open_change(tx, scope.user_id)
-        old = await _active(tx, scope, memory_id)
+        old = await active_memory(tx, scope, memory_id)
         if old["content"] == new_content:
             raise Invalid("new_content is the same as the memory's current content")
         replacement = NewMemory(
@@ -171,9 +184,11 @@ async def _correct(
             subject_id=old.get("subject_id"),
             extra_metadata=metadata(old),
         )
-        props = memory_props(scope, replacement, embedding, trust_tier=CORRECTION_TIER)
+        props = memory_props(
+            scope, replacement, embedding, registry.embedder.model_id, trust_tier=CORRECTION_TIER
+        )
         props["correction_reason"] = reason
-        [(new, _)] = await _create_in(tx, seq, scope, [props])
+        [(new, _)] = await _create_in(tx, seq, scope, [props], mentions)
         await versions.revise(
             tx,
             seq,
@@ -218,7 +233,7 @@ async def delete(registry: Registry, caller: Caller, memory_id: str, query: Dele
 
     async def work(tx: Tx) -> str:
         seq = await versions.open_change(tx, scope.user_id)
-        await _active(tx, scope, memory_id)
+        await active_memory(tx, scope, memory_id)
         name = await snapshots.take_safety(
             tx,
             scope.user_id,

@@ -1,5 +1,5 @@
-"""Stored memory nodes as API models: the meta_ encoding of metadata, decayed confidence, and
-the full (`Memory`) and snapshot (`SnapshotMemory`) views."""
+"""Stored memory nodes as API models: the meta_ encoding of metadata, decayed confidence, the
+full (`Memory`) and snapshot (`SnapshotMemory`) views, and reading one current memory."""
 
 from __future__ import annotations
 
@@ -7,11 +7,13 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
-from app.graph import Row
+from app.errors import NotFound
+from app.graph import Row, Tx
 from app.models.feedback import SIGNALS
 from app.models.memories import FeedbackCounts, Memory
 from app.models.snapshots import Detail, SnapshotMemory
 from app.services import confidence
+from app.services.scope import Scope
 
 # Metadata lives on the node as one property per key, so Cypher can filter on it directly.
 META_PREFIX = "meta_"
@@ -86,3 +88,12 @@ def to_snapshot_memory(props: Row, detail: Detail = "full") -> SnapshotMemory:
         confidence=current_confidence(props, datetime.now(UTC)) if full else None,
         extra_metadata=metadata(props) if full else None,
     )
+
+
+async def active_memory(tx: Tx, scope: Scope, memory_id: str) -> Row:
+    """The branch's current active node of a memory; NotFound when it has none."""
+    rows = await tx.run("memories/get_active", **scope.params(), memory_id=memory_id)
+    if not rows:
+        raise NotFound("memory not found")
+    memory: Row = rows[0]["memory"]
+    return memory

@@ -35,6 +35,7 @@ class Candidate:
     irrelevant: int = 0
     outdated: int = 0
     wrong: int = 0
+    graph: float = 0.0  # what the graph stage says it is worth (see graph_stage), 0..1
 
 
 @dataclass(frozen=True)
@@ -66,6 +67,15 @@ def relevance(
     return VECTOR_WEIGHT * vector_part + TEXT_WEIGHT * text_part * text_coverage
 
 
+def relevances(candidates: list[Candidate]) -> dict[str, float]:
+    """Each candidate's first-stage relevance (see relevance), by memory id."""
+    best_text = max((c.text_score or 0.0 for c in candidates), default=0.0)
+    return {
+        c.memory_id: relevance(c.cosine, c.text_score, best_text, c.text_coverage)
+        for c in candidates
+    }
+
+
 def rank(
     candidates: list[Candidate],
     *,
@@ -78,13 +88,11 @@ def rank(
 
     Without `min_score` the floor is half the best score; with it, the floor is `min_score`.
     """
-    best_text = max((c.text_score or 0.0 for c in candidates), default=0.0)
+    first_stage = relevances(candidates)
     scored = []
     for candidate in candidates:
         components = {
-            "relevance": relevance(
-                candidate.cosine, candidate.text_score, best_text, candidate.text_coverage
-            ),
+            "relevance": max(first_stage[candidate.memory_id], candidate.graph),
             "feedback": feedback_multiplier(
                 feedback_weight,
                 candidate.useful,

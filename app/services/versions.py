@@ -19,6 +19,7 @@ branch its own copy first, so neither side ever sees the other's changes.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -57,9 +58,17 @@ async def open_change(tx: Tx, user_id: str, counts: dict[str, int] | None = None
     return int(rows[0]["seq"])
 
 
-async def create(tx: Tx, seq: int, memories: list[dict[str, Any]]) -> list[Row]:
+async def create(
+    tx: Tx, seq: int, memories: list[dict[str, Any]], links: Sequence[Link] = ()
+) -> list[Row]:
     """Creates memories (property maps with their `embedding`) as current nodes of change
-    `seq`, linked to their sessions; returns them in order."""
+    `seq`, linked to their sessions and with their first `links` (outgoing, to nodes by
+    element id); returns them in order."""
+    by_memory: dict[str, list[dict[str, Any]]] = {}
+    for item in links:
+        by_memory.setdefault(item.memory_id, []).append(
+            {"type": item.type, "target_node": item.target_node, "props": item.props}
+        )
     rows = await tx.run(
         "versions/create",
         seq=seq,
@@ -68,6 +77,7 @@ async def create(tx: Tx, seq: int, memories: list[dict[str, Any]]) -> list[Row]:
             {
                 "props": {key: value for key, value in props.items() if key != "embedding"},
                 "embedding": packed_vector(props["embedding"]),
+                "links": by_memory.get(props["memory_id"], []),
             }
             for props in memories
         ],
@@ -243,3 +253,17 @@ async def collect_garbage(tx: Tx, batch: int) -> int:
     """Deletes up to `batch` past versions no snapshot can see any more; returns how many."""
     rows = await tx.run("versions/collect_garbage", batch=batch)
     return int(rows[0]["deleted"])
+
+
+async def set_embeddings(tx: Tx, model: str, embeddings: dict[str, list[float]]) -> int:
+    """Gives nodes (by element id) embeddings of `model` in place: a new representation of the
+    same state, so no new version (see reembed)."""
+    rows = await tx.run(
+        "reembed/set_embeddings",
+        model=model,
+        rows=[
+            {"node": node, "embedding": packed_vector(vector)}
+            for node, vector in embeddings.items()
+        ],
+    )
+    return int(rows[0]["updated"])

@@ -1,8 +1,10 @@
-// Creates current memory nodes at change $seq, linked to their sessions. Callers have already
-// set duplicates aside (see memories/active_duplicates).
+// Creates current memory nodes at change $seq, linked to their sessions and with their first
+// links to other nodes (such as the entities they mention). Callers have already set
+// duplicates aside (see memories/active_duplicates).
 // params: seq, seq_text (seq as the full-text index holds it), memories (list of
-//         {props, embedding}: props a property map with memory_id,
-//         user_id, branch, fingerprint, session_id and meta_* keys; embedding a float32 vector)
+//         {props, embedding, links}: props a property map with memory_id,
+//         user_id, branch, fingerprint, session_id and meta_* keys; embedding a float32 vector;
+//         links a list of {type, target_node (element id), props} from the memory)
 // returns: memory (map without embedding, timestamps as ISO strings), in input order
 CYPHER 25
 UNWIND $memories AS row
@@ -10,12 +12,18 @@ CREATE (m:Memory)
 SET m = row.props, m.embedding = toFloatList(row.embedding), m.created_seq = $seq,
     m.created_seq_text = $seq_text,
     m.created_at = datetime(), m.updated_at = datetime()
-WITH m
+WITH m, row
 CALL (m) {
   WITH m WHERE m.session_id IS NOT NULL
   MERGE (s:Session {user_id: m.user_id, id: m.session_id})
   ON CREATE SET s.created_at = datetime()
   MERGE (m)-[:IN_SESSION]->(s)
+}
+CALL (m, row) {
+  UNWIND row.links AS link
+  MATCH (target) WHERE elementId(target) = link.target_node
+  MERGE (m)-[r:$(link.type)]->(target)
+  SET r += link.props
 }
 RETURN m {.*, embedding: null, created_at: toString(m.created_at),
           updated_at: toString(m.updated_at), observed_at: toString(m.observed_at)} AS memory

@@ -11,7 +11,7 @@ from quart.typing import TestClientProtocol
 from tests.conftest import MASTER, User
 from tests.support.branches import create_branch
 from tests.support.http import error_detail
-from tests.support.memories import contents, fulltext, ids, store, store_batch
+from tests.support.memories import contents, fulltext, ids, ranked, store, store_batch
 
 SYNTAX = ["+", "-", "&&", "||", "!", "(", ")", "{", "}", "[", "]", "^", '"', "~", "*", "?", ":"]
 SYNTAX += ["\\", "/"]
@@ -282,8 +282,10 @@ async def test_query_syntax_never_breaks_the_search(client: TestClientProtocol, 
             assert ids(await fulltext(client, user.headers, query)) == [target["memory_id"]], query
     query = f"{every} kodkod {every}"
     assert ids(await fulltext(client, user.headers, query)) == [target["memory_id"]]
-    # Operators are words like any other: "NOT" finds the memory that says "NOT".
-    assert ids(await fulltext(client, user.headers, "NOT")) == [target["memory_id"]]
+    # Operators are plain words, and English stop words the index does not hold (the cjk
+    # analyzer drops them): "NOT" alone finds nothing, "NOT kodkod" negates nothing.
+    assert await fulltext(client, user.headers, "NOT") == []
+    assert ids(await fulltext(client, user.headers, "NOT kodkod")) == [target["memory_id"]]
     tea = await fulltext(client, user.headers, "tea")
     both = await fulltext(client, user.headers, "wildcat AND tea")
     assert sorted(ids(both)) == sorted([target["memory_id"], *ids(tea)])
@@ -348,3 +350,100 @@ async def test_user_ids_with_query_syntax_are_matched_exactly(client: TestClient
         hits = await fulltext(client, headers[name], "ocicat")
         assert [hit["user_id"] for hit in hits] == [name]
         assert contents(hits) == [f"ocicat owned by {name}"]
+
+
+PAYMENT = "我们决定支付服务使用PostgreSQL数据库"
+APART = "支持多种付款方式"  # 支 and 付, but never side by side
+WEATHER = "今天的天气很好\uff0c适合出去散步"
+
+
+async def test_a_chinese_word_inside_a_sentence_finds_it(
+    client: TestClientProtocol, user: User
+) -> None:
+    await store_batch(client, user.headers, [{"content": c} for c in (PAYMENT, APART, WEATHER)])
+    assert contents(await fulltext(client, user.headers, "支付")) == [PAYMENT]
+    assert contents(await fulltext(client, user.headers, "数据库")) == [PAYMENT]
+    assert contents(await fulltext(client, user.headers, "天气")) == [WEATHER]
+    assert contents(await fulltext(client, user.headers, "散步")) == [WEATHER]
+    # A question in Chinese finds the memory that shares its words first.
+    hits = await fulltext(client, user.headers, "支付服务用的是什么数据库")
+    assert contents(hits)[0] == PAYMENT
+
+
+async def test_chinese_characters_that_only_appear_apart_do_not_match(
+    client: TestClientProtocol, user: User
+) -> None:
+    await store_batch(client, user.headers, [{"content": c} for c in (APART, WEATHER)])
+    # Every character of these words is in a memory, never next to each other.
+    for query in ("支付", "持款", "天适", "种款"):
+        assert await fulltext(client, user.headers, query) == [], query
+    assert contents(await fulltext(client, user.headers, "付款")) == [APART]
+
+
+MIXED = "支付服务的invoice-api在CVE-2020-8203之后升级了lodash 4.17.15"
+POOL = "连接池db.pool.size调到50以后超时消失了"
+BILLING = "The billing api calls the invoice service"
+REPORT = "2020年的年度报告已经归档"
+
+
+async def test_mixed_text_is_found_by_an_identifier_and_a_chinese_word(
+    client: TestClientProtocol, user: User
+) -> None:
+    await store_batch(
+        client, user.headers, [{"content": c} for c in (MIXED, POOL, BILLING, REPORT)]
+    )
+    # The memory holding the whole identifier comes first; its parts still find the others.
+    for query in ("invoice-api 升级", "CVE-2020-8203", "升级了lodash@4.17.15", "lodash 升级"):
+        assert contents(await fulltext(client, user.headers, query))[0] == MIXED, query
+    assert contents(await fulltext(client, user.headers, "invoice-api")) == [MIXED, BILLING]
+    assert contents(await fulltext(client, user.headers, "CVE-2020-8203")) == [MIXED, REPORT]
+    # An identifier the analyzer keeps whole, alone or glued to Chinese.
+    assert contents(await fulltext(client, user.headers, "db.pool.size")) == [POOL]
+    assert contents(await fulltext(client, user.headers, "db.pool.size 超时")) == [POOL]
+    assert contents(await fulltext(client, user.headers, "连接池db.pool.size")) == [POOL]
+    assert contents(await fulltext(client, user.headers, "连接池")) == [POOL]
+    # A dotted identifier is one word, as before: its start is another word.
+    assert await fulltext(client, user.headers, "db.pool") == []
+
+
+async def test_english_identifiers_rank_the_whole_identifier_first(
+    client: TestClientProtocol, user: User
+) -> None:
+    whole = "The invoice-api timeout is 30 seconds"
+    await store_batch(client, user.headers, [{"content": c} for c in (BILLING, whole)])
+    assert contents(await fulltext(client, user.headers, "invoice-api")) == [whole, BILLING]
+    assert sorted(contents(await fulltext(client, user.headers, "invoice"))) == sorted(
+        [whole, BILLING]
+    )
+    assert contents(await fulltext(client, user.headers, "timeout")) == [whole]
+
+
+async def test_users_and_branches_named_with_stop_words_find_their_memories(
+    client: TestClientProtocol,
+) -> None:
+    # The analyzer keeps no token of "it" or "The"; user ids with '-', '_', '.' and case that
+    # differ only in case have the same tokens. Each user still finds exactly their memories.
+    word = f"tayra{uuid.uuid4().hex[:8]}"
+    base = uuid.uuid4().hex[:8]
+    names = ["it", "The", "a-s", f"Ops.Team-{base}_x", f"ops.team-{base}_x"]
+    headers = {name: {**MASTER, "X-User-Id": name} for name in names}
+    for name in names:
+        await store(client, headers[name], f"{word} owned by {name}")
+    for name in names:
+        hits = await fulltext(client, headers[name], word)
+        assert contents(hits) == [f"{word} owned by {name}"], name
+
+    # A branch named "it" finds its own memories as well as main's it reads.
+    await create_branch(client, headers["The"], "it")
+    await store(client, headers["The"], f"{word} kept on the branch", branch="it")
+    hits = await fulltext(client, headers["The"], word, branch="it")
+    assert sorted(contents(hits)) == [f"{word} kept on the branch", f"{word} owned by The"]
+
+
+async def test_a_long_chinese_query_is_answered(client: TestClientProtocol, user: User) -> None:
+    # Lucene refuses a query of more than 1024 clauses; 1,300 characters make that many bigrams.
+    target = await store(client, user.headers, PAYMENT)
+    query = "支付服务" + "".join(chr(0x4E00 + i) for i in range(1300))
+    assert len(query.encode()) <= 4096
+    assert ids(await fulltext(client, user.headers, query)) == [target["memory_id"]]
+    assert target["memory_id"] in ids(await ranked(client, user.headers, "search", query))

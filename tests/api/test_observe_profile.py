@@ -2,17 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import pytest
-import pytest_asyncio
 from quart import Quart
 from quart.typing import TestClientProtocol
 
-from app import create_app
-from app.embedder import SentenceTransformerEmbedder
-from tests.conftest import User, create_user, make_settings
+from tests.conftest import User, create_user
 from tests.support.fake_llm import FakeLlm
 from tests.support.http import error_detail, post_created
 from tests.support.memories import contents, correct, list_all, store, store_batch
@@ -91,34 +87,6 @@ async def test_invalid_observe_is_422(
 
 
 # --- with an LLM -------------------------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def fake_llm() -> Iterator[FakeLlm]:
-    server = FakeLlm().start()
-    yield server
-    server.stop()
-
-
-@pytest_asyncio.fixture(loop_scope="session", scope="module")
-async def llm_app(fake_llm: FakeLlm, embedder: SentenceTransformerEmbedder) -> AsyncIterator[Quart]:
-    settings = make_settings(
-        llm_api_key="test",
-        llm_base_url=f"http://127.0.0.1:{fake_llm.port}/v1",
-        llm_model="fake-model",
-        llm_timeout_s=10.0,
-        instance_id="llm",
-    )
-    service = create_app(settings, embedder=embedder)
-    async with service.test_app():
-        yield service
-
-
-@pytest.fixture
-def llm(fake_llm: FakeLlm) -> Iterator[FakeLlm]:
-    fake_llm.clear()
-    yield fake_llm
-    fake_llm.clear()
 
 
 async def test_observe_with_llm_stores_distilled_facts_as_t3(llm_app: Quart, llm: FakeLlm) -> None:

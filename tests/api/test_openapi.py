@@ -87,12 +87,20 @@ async def test_liveness_documents_plain_text(document: dict[str, Any]) -> None:
     assert content["text/plain"]["schema"]["const"] == "ok"
 
 
-async def test_request_bodies_are_required_except_tuning(document: dict[str, Any]) -> None:
+async def test_request_bodies_are_required_except_where_defaults_do(
+    document: dict[str, Any],
+) -> None:
     bodies = {
         f"{method.upper()} {path}": operation["requestBody"]["required"]
         for path, methods in document["paths"].items()
         for method, operation in methods.items()
         if "requestBody" in operation
     }
-    assert bodies.pop("POST /v1/retrieval-params/tune") is False
+    # No body means: tune automatically; extract (or list candidates) with the defaults.
+    for optional in (
+        "POST /v1/retrieval-params/tune",
+        "POST /v1/extract-entities",
+        "POST /v1/extract-entities/candidates",
+    ):
+        assert bodies.pop(optional) is False
     assert bodies and all(bodies.values())

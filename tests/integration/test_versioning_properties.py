@@ -40,6 +40,7 @@ from app.graph import Tx
 from app.models.feedback import SIGNALS
 from app.registry import Registry
 from app.services import snapshots, versions
+from app.services.entity_extractor import extract
 from app.services.versions import Link
 from tests.conftest import create_user
 from tests.support.memory_links import (
@@ -159,9 +160,14 @@ def _rebranched(state: State, branch: str) -> State:
 
 
 def _born_links(memory: Memory) -> Links:
-    """The links a new memory starts with: its session's, if it has one."""
+    """The links a new memory starts with: its session's, if it has one, and the entities its
+    text mentions (extracted on every write)."""
     session = memory["session_id"]
-    return {LinkId("IN_SESSION", False, "Session", session): ()} if session else {}
+    links: Links = {LinkId("IN_SESSION", False, "Session", session): ()} if session else {}
+    for mention in extract(memory["content"]):
+        props = props_of({"source": "auto", "negated": mention.negated})
+        links[LinkId("MENTIONS", False, "Entity", mention.key)] = props
+    return links
 
 
 def _reaching(links: Links, memory_ids: set[str]) -> Links:
@@ -498,7 +504,8 @@ class Model:
                 owner, link, props = made
                 added[owner, link] = props
         for (owner, link), props in added.items():
-            expected[owner][link] = props
+            # Adding a link a memory has already sets the named properties on it.
+            expected[owner][link] = props_of({**dict(expected[owner].get(link, ())), **dict(props)})
         unlinked, linked = await self.change_links(
             where,
             [await self.as_link(owner, link) for owner, link in removed],

@@ -26,7 +26,7 @@ async def _nodes(driver: AsyncDriver, memory_id: str) -> list[dict[str, Any]]:
         """
         MATCH (n {memory_id: $id}) WHERE n:Memory OR n:MemoryVersion
         RETURN labels(n) AS labels, properties(n) AS props,
-               [(n)-[r]->(t) | [type(r), coalesce(t.memory_id, t.id)]] AS outgoing,
+               [(n)-[r]->(t) | [type(r), coalesce(t.memory_id, t.id, t.key)]] AS outgoing,
                [(s)-[r]->(n) | [type(r), coalesce(s.memory_id, s.id)]] AS incoming
         ORDER BY n.created_seq
         """,
@@ -47,7 +47,7 @@ async def test_store_creates_a_current_node_at_the_next_seq(
     assert node["labels"] == ["Memory"]
     assert node["props"]["created_seq"] == seq
     assert "ended_seq" not in node["props"]
-    assert node["outgoing"] == [["IN_SESSION", "s1"]]
+    assert node["outgoing"] == [["IN_SESSION", "s1"]]  # the text names no entity
 
     # A batch is one change, whatever its size.
     batch = await store_batch(client, user.headers, [{"content": f"hive {i}"} for i in range(3)])
@@ -84,7 +84,8 @@ async def test_correction_ends_the_old_node_which_keeps_its_links_as_history(
     )
     # It keeps the links it had (they are part of that state); the correction links the
     # current node, not this one.
-    assert version["outgoing"] == [["IN_SESSION", "office"]] and version["incoming"] == []
+    assert sorted(version["outgoing"]) == [["IN_SESSION", "office"], ["MENTIONS", "b12"]]
+    assert version["incoming"] == []
 
     # Its successor is current, inactive, superseded, created at the change, and has a copy of
     # its links plus the correction that supersedes it.
@@ -93,7 +94,7 @@ async def test_correction_ends_the_old_node_which_keeps_its_links_as_history(
     assert current_old["props"]["is_active"] is False
     assert current_old["props"]["superseded_by"] == new["memory_id"]
     assert current_old["props"]["content"] == "The meeting room is B12"
-    assert current_old["outgoing"] == [["IN_SESSION", "office"]]
+    assert sorted(current_old["outgoing"]) == [["IN_SESSION", "office"], ["MENTIONS", "b12"]]
     assert current_old["incoming"] == [["SUPERSEDES", new["memory_id"]]]
 
     [replacement] = await _nodes(neo4j_driver, new["memory_id"])
@@ -103,6 +104,7 @@ async def test_correction_ends_the_old_node_which_keeps_its_links_as_history(
     assert replacement["props"]["meta_floor"] == 1
     assert sorted(replacement["outgoing"]) == [
         ["IN_SESSION", "office"],
+        ["MENTIONS", "c7"],
         ["SUPERSEDES", old["memory_id"]],
     ]
 
@@ -131,7 +133,7 @@ async def test_delete_is_one_change_that_keeps_history(
     assert current["props"]["is_active"] is False
     assert current["props"]["delete_reason"] == "sold the car"
     assert current["props"]["created_seq"] == seq + 1
-    assert current["outgoing"] == [["IN_SESSION", "garage"]]
+    assert current["outgoing"] == before["outgoing"]  # the deleted memory keeps its links
 
     # The safety snapshot sees the state before the deletion.
     [snapshot] = await query(

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 class NoEmbedder:
     dimensions = 3
+    model_id = "none:3"
 
     async def encode(self, texts: list[str]) -> list[list[float]]:
         raise NotImplementedError

@@ -1,0 +1,70 @@
+"""The entity extraction prompt: typed entities and relations per memory, and the answer's shape."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, get_args
+
+from pydantic import BaseModel, BeforeValidator, Field, ValidationError
+
+from app.models.entities import EntityName, EntityType
+
+SYSTEM = """You extract the named entities of short memories and the relations between them. \
+The user message is a JSON list of {"memory_id", "content"}. Answer with a JSON object \
+{"memories": [{"memory_id": str, "entities": [{"name": str, "type": str}], "relations": \
+[{"source": str, "target": str, "type": str}]}]} with one item per memory you were given and \
+no other memory ids. type is one of person, team, org, service, package, version, identifier, \
+place, concept, other. A relation's source and target are names from that memory's entities and \
+its type a short verb phrase in snake_case (owns, leads, depends_on, fixes, alias_of). Keep \
+names as written in the memory, in its language; do not invent entities it does not name."""
+
+FALLBACK_TYPE: EntityType = "other"
+ENTITY_TYPES: tuple[str, ...] = get_args(EntityType)
+RelationType = Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]{0,39}$")]
+
+
+def _known_type(value: object) -> object:
+    return value if value in ENTITY_TYPES else FALLBACK_TYPE
+
+
+class NamedEntity(BaseModel):
+    name: EntityName
+    type: Annotated[EntityType, BeforeValidator(_known_type)] = FALLBACK_TYPE
+
+
+class Relation(BaseModel):
+    source: EntityName
+    target: EntityName
+    type: RelationType
+
+
+def _valid_items(model: type[BaseModel], required: bool = False) -> Any:
+    """Keeps the items of a list that are valid `model`s: one bad item does not lose the rest.
+    Anything but a list is no items, or an error when the list is `required`."""
+
+    def keep(items: object) -> list[BaseModel]:
+        if not isinstance(items, list):
+            if required:
+                raise ValueError("not a list")
+            return []
+        kept = []
+        for item in items:
+            try:
+                kept.append(model.model_validate(item))
+            except ValidationError:
+                continue
+        return kept
+
+    return BeforeValidator(keep)
+
+
+class MemoryAnswer(BaseModel):
+    memory_id: str
+    entities: Annotated[list[NamedEntity], _valid_items(NamedEntity)] = Field(default_factory=list)
+    relations: Annotated[list[Relation], _valid_items(Relation)] = Field(default_factory=list)
+
+
+class Extraction(BaseModel):
+    """The answer: entities and relations per memory; invalid items are skipped, but without a
+    list of memories the answer is unusable."""
+
+    memories: Annotated[list[MemoryAnswer], _valid_items(MemoryAnswer, required=True)]

@@ -1,0 +1,19 @@
+// A page of the user's entities in key order, each with the number of active memories of the
+// branch (its own, and main's it reads: see scope.Scope) that mention it.
+// params: user_id, branch, view_seq (or null), type (or null), prefix (key prefix or null),
+//         after (key or null), limit
+// returns: entity (map: key, name, type, aliases), memory_count
+MATCH (e:Entity {user_id: $user_id})
+WHERE ($type IS NULL OR e.type = $type)
+  AND ($prefix IS NULL OR e.key STARTS WITH $prefix)
+  AND ($after IS NULL OR e.key > $after)
+WITH e ORDER BY e.key LIMIT $limit
+CALL (e) {
+  OPTIONAL MATCH (m:Memory)-[:MENTIONS]->(e)
+  WHERE m.user_id = $user_id AND m.is_active
+    AND (m.branch = $branch
+         OR m.branch = 'main' AND m.created_seq <= $view_seq
+            AND NOT EXISTS { (:Memory {memory_id: m.memory_id, branch: $branch}) })
+  RETURN count(DISTINCT m.memory_id) AS memory_count
+}
+RETURN e {.key, .name, .type, .aliases} AS entity, memory_count

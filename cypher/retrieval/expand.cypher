@@ -1,0 +1,59 @@
+// The graph stage's one round trip: from the seed entities (the query's own, by key, and those
+// the seed memories mention) along MENTIONS and RELATES_TO, the shortest path to every memory
+// of the branch within $max_memories memories on the path. A link the memory's text negates
+// is not followed, nor is an entity that more than $hub_limit links point at (it joins too
+// much to say anything); $max_paths bounds the work. A copy-on-write branch (see scope.Scope)
+// walks its own nodes and main's it reads; paths through main's nodes it hides are dropped.
+// params: user_id, branch, view_seq (or null), keys and compacts (entity keys, and the same
+//         without spaces), seed_memories (memory ids),
+//         vector (the query's), residual (the query's without the seed names),
+//         hub_limit, max_memories, max_paths
+// returns: one row: paths (list of {seed (entity key), seed_memory (memory id or null),
+//          steps (the path's entity keys and memory ids, alternating, from the seed entity)}),
+//          memories (list of {memory (map without embedding, timestamps as ISO text),
+//          for every memory on a path and every seed memory that gave a path its seed,
+//          similarity and residual (0..1 cosine scores to the query and to the residual)},
+//          one per memory on any path)
+CYPHER 25
+CALL () {
+  MATCH (seed:Entity {user_id: $user_id}) WHERE seed.key IN $keys OR seed.compact IN $compacts
+  RETURN seed, '' AS seed_memory, [] AS seed_nodes
+  UNION
+  UNWIND $seed_memories AS memory_id
+  MATCH (m:Memory {memory_id: memory_id})-[r:MENTIONS]->(seed:Entity)
+  WHERE m.user_id = $user_id AND (r.negated IS NULL OR NOT r.negated)
+    AND (m.branch = $branch OR m.branch = 'main' AND m.created_seq <= $view_seq)
+  RETURN seed, memory_id AS seed_memory, [m] AS seed_nodes
+}
+WITH seed, seed_memory, seed_nodes
+WHERE COUNT { (seed)<-[:MENTIONS]-() } <= $hub_limit
+MATCH p = ANY SHORTEST (seed)
+  ((from)-[link:MENTIONS|RELATES_TO WHERE link.negated IS NULL OR NOT link.negated]-(to WHERE
+     (to:Entity AND COUNT { (to)<-[:MENTIONS]-() } <= $hub_limit)
+     OR (to:Memory AND to.user_id = $user_id AND to.is_active AND to.memory_id <> seed_memory
+         AND (to.branch = $branch OR to.branch = 'main' AND to.created_seq <= $view_seq)))
+  ){1,8}
+  (found:Memory)
+WITH seed, seed_memory, seed_nodes, p, [node IN nodes(p) WHERE node:Memory] AS on_path
+WHERE size(on_path) <= $max_memories
+  AND ($view_seq IS NULL OR all(node IN on_path WHERE node.branch = $branch
+       OR NOT EXISTS { (:Memory {memory_id: node.memory_id, branch: $branch}) }))
+LIMIT $max_paths
+WITH collect({
+       seed: seed.key,
+       seed_memory: nullIf(seed_memory, ''),
+       steps: [node IN nodes(p) | CASE WHEN node:Entity THEN node.key ELSE node.memory_id END]
+     }) AS paths,
+     collect(seed_nodes + on_path) AS nested
+CALL (nested) {
+  UNWIND nested AS on_path
+  UNWIND on_path AS m
+  WITH DISTINCT m
+  RETURN collect({
+    memory: m {.*, branch: $branch, embedding: null, created_at: toString(m.created_at),
+               updated_at: toString(m.updated_at), observed_at: toString(m.observed_at)},
+    similarity: vector.similarity.cosine(m.embedding, toFloatList($vector)),
+    residual: vector.similarity.cosine(m.embedding, toFloatList($residual))
+  }) AS memories
+}
+RETURN paths, memories

@@ -1,0 +1,273 @@
+"""The graph stage of retrieve and search: from the entities a question names, memories that
+share no words with it come in along the entities they mention; verbose explain shows the path;
+negated links, deleted memories and other users' memories never carry the walk."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from quart import Quart
+from quart.typing import TestClientProtocol
+
+from tests.conftest import User, create_user
+from tests.support.fake_llm import FakeLlm
+from tests.support.http import request_ok
+from tests.support.memories import ids, store_batch
+
+Headers = dict[str, str]
+
+CHAIN = [
+    "Maria leads the billing team.",
+    "The billing team owns invoice-api.",
+    "invoice-api pins lodash 4.17.15.",
+    "lodash 4.17.15 is affected by CVE-2020-8203.",
+]
+UNRELATED = [
+    "Tom prefers green tea in the afternoon.",
+    "The office moved to the third floor in March.",
+    "Standup starts at 9:30 every weekday.",
+    "Our staging cluster runs on Kubernetes 1.29.",
+    "Priya is on vacation until Friday.",
+]
+QUESTION = "Does anything Maria owns depend on a library with a known hole?"
+CHAIN_ZH = [
+    "王芳负责计费团队。",
+    "计费团队维护 invoice-api。",
+    "invoice-api 依赖 lodash 4.17.15。",
+    "lodash 4.17.15 受 CVE-2020-8203 影响。",
+]
+UNRELATED_ZH = ["李雷每天早上喝咖啡。", "办公室搬到了三楼。", "周五下午开全员会议。"]
+# Ends with the full-width question mark a Chinese question is typed with.
+QUESTION_ZH = "王芳负责的服务依赖的库有没有已知漏洞？"  # noqa: RUF001
+IVAN_APART = "Ivan works on auth-service, which has nothing to do with invoice-api."
+IVAN_CALLS = "Ivan works on auth-service, which calls invoice-api."
+IVAN_QUESTION = "What does Ivan work on, and does it depend on a library with a known hole?"
+
+
+async def _stored_ids(client: TestClientProtocol, headers: Headers, texts: list[str]) -> list[str]:
+    """Stores the texts in one batch; their memory ids in order."""
+    return ids(await store_batch(client, headers, [{"content": text} for text in texts]))
+
+
+async def _explained(
+    client: TestClientProtocol, headers: Headers, mode: str, query: str, **fields: Any
+) -> dict[str, Any]:
+    """POST /v1/memories/{mode} with explain "verbose": {"results", "explain"}."""
+    body: dict[str, Any] = await request_ok(
+        client,
+        "POST",
+        f"/v1/memories/{mode}",
+        headers,
+        json={"query": query, "explain": "verbose", **fields},
+    )
+    return body
+
+
+def _rows(body: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """The explain ranking rows by memory id."""
+    return {row["memory_id"]: row for row in body["explain"]["ranking"]}
+
+
+def _path_memories(path: list[str], memory_ids: set[str]) -> list[str]:
+    """The memory ids on a graph path (the rest are entity keys), in order."""
+    return [step for step in path if step in memory_ids]
+
+
+@pytest.mark.parametrize("mode", ["retrieve", "search"])
+async def test_the_graph_brings_in_a_chain_that_shares_no_words_with_the_question(
+    client: TestClientProtocol, user: User, mode: str
+) -> None:
+    chain = await _stored_ids(client, user.headers, CHAIN)
+    await _stored_ids(client, user.headers, UNRELATED)
+    cve = chain[3]
+
+    with_graph = await _explained(client, user.headers, mode, QUESTION, top_k=5)
+    found = ids(with_graph["results"])
+    assert cve in found
+    assert chain[0] in found
+    assert set(found) <= set(chain)  # nothing unrelated rides along
+
+    # The same request without "graph" (it is on by default) and with it switched off.
+    default = await request_ok(
+        client, "POST", f"/v1/memories/{mode}", user.headers, json={"query": QUESTION, "top_k": 5}
+    )
+    assert set(ids(default)) == set(found)
+    without = await _explained(client, user.headers, mode, QUESTION, top_k=5, graph=False)
+    assert cve not in ids(without["results"])
+    assert without["explain"]["graph"] is None
+    assert all("graph" not in row for row in without["explain"]["ranking"])
+
+
+async def test_verbose_explain_shows_the_path_that_reached_a_memory(
+    client: TestClientProtocol, user: User
+) -> None:
+    chain = await _stored_ids(client, user.headers, CHAIN)
+    unrelated = await _stored_ids(client, user.headers, UNRELATED)
+    body = await _explained(client, user.headers, "retrieve", QUESTION, top_k=5)
+    explain = body["explain"]
+    assert explain["graph"]["seed_entities"] == ["maria"]
+    assert explain["graph"]["reached"] >= len(CHAIN)
+    assert explain["timings_ms"]["graph_ms"] >= 0
+    assert explain["timings_ms"]["total_ms"] >= explain["timings_ms"]["graph_ms"]
+
+    rows = _rows(body)
+    cve = rows[chain[3]]
+    assert cve["graph"] > 0
+    assert cve["relevance"] >= cve["graph"]  # the graph score lifts relevance, never lowers it
+    path = cve["graph_path"]
+    # Maria -> her memory -> billing team -> ... -> the CVE memory: entity keys and memory ids
+    # in turn.
+    assert path[0] == "maria"
+    assert _path_memories(path, set(chain) | set(unrelated)) == chain
+    assert path[2] == "billing team"
+    assert path[4] == "invoice api"
+    assert path[6] in ("lodash 4.17.15", "lodash")
+    assert path[-1] == chain[3]
+    for row in explain["ranking"]:
+        if row["memory_id"] in unrelated:
+            assert "graph" not in row and "graph_path" not in row
+
+
+async def test_a_top_candidates_entities_also_seed_the_walk(
+    client: TestClientProtocol, user: User
+) -> None:
+    # The question names nothing; the best first-stage memory's entities seed the walk.
+    chain = await _stored_ids(client, user.headers, CHAIN)
+    await _stored_ids(client, user.headers, UNRELATED)
+    body = await _explained(
+        client, user.headers, "retrieve", "who is in charge of billing, and what do they run?"
+    )
+    assert body["explain"]["graph"]["seed_entities"] == []
+    best = body["results"][0]["memory_id"]
+    reached = [row for row in body["explain"]["ranking"] if "graph_path" in row]
+    assert reached
+    for row in reached:
+        assert row["graph_path"][0] == best
+        assert row["memory_id"] in chain
+
+
+async def test_a_link_the_text_negates_does_not_carry_the_chain(
+    client: TestClientProtocol,
+) -> None:
+    results: dict[str, list[dict[str, Any]]] = {}
+    for ivan in (IVAN_CALLS, IVAN_APART):
+        owner = await create_user(client, "negation")
+        chain = await _stored_ids(client, owner.headers, [*CHAIN, ivan])
+        await _stored_ids(client, owner.headers, UNRELATED)
+        body = await _explained(client, owner.headers, "retrieve", IVAN_QUESTION, top_k=5)
+        assert body["explain"]["graph"]["seed_entities"] == ["ivan"]
+        assert body["results"][0]["memory_id"] == chain[4]
+        results[ivan] = [
+            row for row in body["explain"]["ranking"] if "invoice api" in row.get("graph_path", [])
+        ]
+        if ivan == IVAN_APART:
+            assert not {chain[2], chain[3]} & set(ids(body["results"]))
+    # "which calls invoice-api" leads on to what invoice-api pins; "has nothing to do with
+    # invoice-api" does not.
+    assert results[IVAN_CALLS]
+    assert results[IVAN_APART] == []
+
+
+async def test_a_deleted_memory_no_longer_brings_its_neighbours_in(
+    client: TestClientProtocol, user: User
+) -> None:
+    chain = await _stored_ids(client, user.headers, CHAIN)
+    await _stored_ids(client, user.headers, UNRELATED)
+    before = await _explained(client, user.headers, "retrieve", QUESTION, top_k=5)
+    assert chain[3] in ids(before["results"])
+
+    await request_ok(client, "DELETE", f"/v1/memories/{chain[1]}", user.headers)
+    for mode in ("retrieve", "search"):
+        after = await _explained(client, user.headers, mode, QUESTION, top_k=5)
+        found = set(ids(after["results"]))
+        assert not {chain[1], chain[2], chain[3]} & found, mode
+        for row in after["explain"]["ranking"]:
+            assert chain[1] not in row.get("graph_path", []), mode
+
+
+async def test_a_chinese_chain_is_reached_through_its_entities(
+    client: TestClientProtocol, user: User
+) -> None:
+    chain = await _stored_ids(client, user.headers, CHAIN_ZH)
+    unrelated = await _stored_ids(client, user.headers, UNRELATED_ZH)
+    body = await _explained(client, user.headers, "retrieve", QUESTION_ZH, top_k=5)
+    assert "王芳" in body["explain"]["graph"]["seed_entities"]
+    assert body["explain"]["graph"]["reached"] >= len(CHAIN_ZH)
+    rows = _rows(body)
+    cve = rows.get(chain[3])
+    assert cve is not None, [row["memory_id"] for row in body["explain"]["ranking"]]
+    assert cve["graph"] > 0
+    path = cve["graph_path"]
+    assert path[0] == "王芳"
+    assert "计费团队" in path
+    assert _path_memories(path, set(chain) | set(unrelated)) == chain
+    assert chain[3] in ids(body["results"])
+
+    without = await _explained(client, user.headers, "retrieve", QUESTION_ZH, top_k=5, graph=False)
+    assert all("graph_path" not in row for row in without["explain"]["ranking"])
+
+
+async def test_another_users_memories_are_never_reached(client: TestClientProtocol) -> None:
+    a = await create_user(client, "graph-a")
+    b = await create_user(client, "graph-b")
+    # A holds the head of the chain only; B the whole chain with the same texts.
+    a_ids = await _stored_ids(client, a.headers, [*CHAIN[:2], *UNRELATED])
+    b_ids = await _stored_ids(client, b.headers, [*CHAIN, *UNRELATED])
+
+    for mode in ("retrieve", "search"):
+        body = await _explained(client, a.headers, mode, QUESTION, top_k=100, min_score=0)
+        assert set(ids(body["results"])) <= set(a_ids), mode
+        assert all(item["user_id"] == a.user_id for item in body["results"])
+        for row in body["explain"]["ranking"]:
+            assert not set(row.get("graph_path", [])) & set(b_ids), mode
+        # B still reaches its own chain.
+        own = await _explained(client, b.headers, mode, QUESTION, top_k=5)
+        assert b_ids[3] in ids(own["results"])
+        assert set(ids(own["results"])) <= set(b_ids)
+
+
+async def test_users_with_the_same_chain_each_reach_only_their_own(
+    client: TestClientProtocol,
+) -> None:
+    users = [await create_user(client, "graph-twin") for _ in range(2)]
+    stored = {user.user_id: await _stored_ids(client, user.headers, CHAIN) for user in users}
+    for user, other in (users, users[::-1]):
+        own, theirs = stored[user.user_id], set(stored[other.user_id])
+        body = await _explained(client, user.headers, "retrieve", QUESTION, top_k=5)
+        assert own[3] in ids(body["results"])
+        assert set(ids(body["results"])) <= set(own)
+        for row in body["explain"]["ranking"]:
+            path = row.get("graph_path", [])
+            assert not set(path) & theirs, path
+
+
+# --- with an LLM ---------------------------------------------------------------------------------
+
+
+async def test_llm_extraction_keeps_a_negated_link_unfollowed(llm_app: Quart, llm: FakeLlm) -> None:
+    client = llm_app.test_client()
+    owner = await create_user(client, "negation-llm")
+    chain = await _stored_ids(client, owner.headers, [*CHAIN[2:], IVAN_APART])
+    await _stored_ids(client, owner.headers, UNRELATED)
+    ivan = chain[2]
+    # The LLM names the entities as written, which the text of course still negates.
+    llm.reply = {
+        "memories": [
+            {
+                "memory_id": ivan,
+                "entities": [
+                    {"name": "Ivan", "type": "person"},
+                    {"name": "auth-service", "type": "service"},
+                    {"name": "invoice-api", "type": "service"},
+                ],
+                "relations": [{"source": "Ivan", "target": "auth-service", "type": "works_on"}],
+            }
+        ]
+    }
+    answer = await request_ok(client, "POST", "/v1/extract-entities", owner.headers, json={})
+    assert answer["processed"] == len(CHAIN[2:]) + 1 + len(UNRELATED)
+    body = await _explained(client, owner.headers, "retrieve", IVAN_QUESTION, top_k=5)
+    assert body["results"][0]["memory_id"] == ivan
+    for row in body["explain"]["ranking"]:
+        assert "invoice api" not in row.get("graph_path", []), row
