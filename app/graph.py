@@ -21,6 +21,8 @@ log = logging.getLogger(__name__)
 CYPHER_DIR = Path(__file__).resolve().parent.parent / "cypher"
 T = TypeVar("T")
 Row = dict[str, Any]
+# A named statement's runner, inside a transaction (Tx.run) or on its own (Graph.read).
+Statement = Callable[..., Awaitable[list[Row]]]
 
 UNAVAILABLE_ERRORS = (
     neo4j_errors.ServiceUnavailable,

@@ -7,7 +7,7 @@ import asyncio
 from collections.abc import Sequence
 from dataclasses import replace
 
-from app.graph import Tx
+from app.graph import Statement, Tx
 from app.models.entities import (
     EntityCandidates,
     EntityLinks,
@@ -34,7 +34,8 @@ MAX_ALIASES = 20
 INLINE_EXTRACTION_CHARS = 2_000
 
 
-async def _extract_all(texts: Sequence[str]) -> list[list[Mention]]:
+async def extract_all(texts: Sequence[str]) -> list[list[Mention]]:
+    """The entities each text mentions (off the event loop unless the texts are short)."""
     if sum(len(text) for text in texts) <= INLINE_EXTRACTION_CHARS:
         return [extract(text) for text in texts]
     return await asyncio.to_thread(lambda: [extract(text) for text in texts])
@@ -43,17 +44,18 @@ async def _extract_all(texts: Sequence[str]) -> list[list[Mention]]:
 async def recognise(registry: Registry, user_id: str, texts: Sequence[str]) -> list[list[Mention]]:
     """The entities each text mentions, keyed to the user's existing entities where a mention
     is a near duplicate of one ("Payment Services" -> payment service)."""
-    found = await _extract_all(texts)
-    return await canonical(registry, user_id, found)
+    return await canonical(registry.graph.read, user_id, await extract_all(texts))
 
 
 async def canonical(
-    registry: Registry, user_id: str, found: list[list[Mention]]
+    run: Statement, user_id: str, found: Sequence[Sequence[Mention]]
 ) -> list[list[Mention]]:
+    """The mentions with each key replaced by the user's entity it duplicates, if any; `run`
+    runs the lookup (in the caller's transaction, or as a read of its own)."""
     keys = list(dict.fromkeys(mention.key for mentions in found for mention in mentions))
     if not keys:
-        return found
-    rows = await registry.graph.read(
+        return [list(mentions) for mentions in found]
+    rows = await run(
         "entities/similar",
         user_id=user_id,
         prefixes=list({prefix(key) for key in keys}),
@@ -136,7 +138,7 @@ async def link_manually(registry: Registry, caller: Caller, request: LinkEntitie
             for item in request.entities
         ]
     ]
-    [mentions] = await canonical(registry, scope.user_id, found)
+    [mentions] = await canonical(registry.graph.read, scope.user_id, found)
     await _link(registry, scope, request.memory_id, mentions, "manual")
     return EntityLinks(
         memory_id=request.memory_id,

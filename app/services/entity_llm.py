@@ -60,7 +60,7 @@ async def extract(
         else []
         for memory_id in given
     ]
-    found = await entities.canonical(registry, scope.user_id, found)
+    found = await entities.canonical(registry.graph.read, scope.user_id, found)
     by_memory = dict(zip(given, found, strict=True))
     relations = [
         {"source": source, "target": target, "type": relation.type, "memory_id": memory_id}

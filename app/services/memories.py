@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from datetime import UTC, datetime
 from typing import Any
 
@@ -90,14 +89,20 @@ async def _create_in(
     )
     known: dict[str, Row] = {row["fingerprint"]: row["memory"] for row in rows}
     fresh: dict[str, dict[str, Any]] = {}
-    fresh_mentions: list[tuple[str, list[Mention]]] = []
+    fresh_mentions: list[list[Mention]] = []
     for item, found in zip(props, mentions, strict=True):
         if item["fingerprint"] not in known and item["fingerprint"] not in fresh:
             fresh[item["fingerprint"]] = item
-            fresh_mentions.append((item["memory_id"], found))
+            fresh_mentions.append(found)
     created: dict[str, Row] = {}
     if fresh:
-        links = await entities.mention_links(tx, scope.user_id, fresh_mentions, AUTO)
+        # Keyed to the user's entities under the change's lock: no concurrent write of the
+        # user can add a near duplicate meanwhile.
+        resolved = await entities.canonical(tx.run, scope.user_id, fresh_mentions)
+        owners = [item["memory_id"] for item in fresh.values()]
+        links = await entities.mention_links(
+            tx, scope.user_id, list(zip(owners, resolved, strict=True)), AUTO
+        )
         made = await versions.create(tx, seq, list(fresh.values()), links)
         created = {row["fingerprint"]: row for row in made}
     results: list[tuple[Row, bool]] = []
@@ -111,20 +116,18 @@ async def _create_in(
 
 
 async def _understand(
-    registry: Registry, user_id: str, texts: list[str]
+    registry: Registry, texts: list[str]
 ) -> tuple[list[list[float]], list[list[Mention]]]:
-    """The embeddings of texts and the entities they mention, worked out side by side."""
-    return await asyncio.gather(
-        registry.embedder.encode(texts), entities.recognise(registry, user_id, texts)
-    )
+    """The embeddings of texts and the entities they mention. One after the other: on two
+    cores, extraction beside the encode slows the encode by more than it takes."""
+    embeddings = await registry.embedder.encode(texts)
+    return embeddings, await entities.extract_all(texts)
 
 
 async def _create(
     registry: Registry, scope: Scope, items: list[NewMemory]
 ) -> list[tuple[Row, bool]]:
-    embeddings, mentions = await _understand(
-        registry, scope.user_id, [item.content for item in items]
-    )
+    embeddings, mentions = await _understand(registry, [item.content for item in items])
     props = [
         memory_props(scope, item, vector, registry.embedder.model_id)
         for item, vector in zip(items, embeddings, strict=True)
@@ -170,7 +173,7 @@ async def list_page(registry: Registry, caller: Caller, query: ListQuery) -> Mem
 async def _correct(
     registry: Registry, scope: Scope, memory_id: str, new_content: str, reason: str
 ) -> Memory:
-    [embedding], mentions = await _understand(registry, scope.user_id, [new_content])
+    [embedding], mentions = await _understand(registry, [new_content])
 
     async def work(tx: Tx) -> Row:
         seq = await versions.open_change(tx, scope.user_id)

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import asyncio
 import time
-from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -12,12 +10,10 @@ from app.graph import packed_vector
 from app.models.feedback import FEEDBACK_WEIGHT_DEFAULT
 from app.models.memories import Explain, FulltextRequest, Memory, RetrieveRequest
 from app.registry import Registry
-from app.services import confidence, graph_stage, ranking
-from app.services.entity_extractor import extract
-from app.services.entity_names import compact_key
+from app.services import confidence, graph_walk, ranking
 from app.services.memory_view import current_confidence, metadata_props, to_memory
 from app.services.query_text import content_words, coverage, lucene_query
-from app.services.scope import Caller, Scope, scope_for
+from app.services.scope import Caller, scope_for
 
 DEFAULT_TOP_K = {"retrieve": 5, "search": 10}
 CANDIDATE_FACTOR = 4
@@ -25,7 +21,6 @@ MIN_CANDIDATES = 20
 TYPE_FILTER_FACTOR = 4
 FULLTEXT_MIN_FETCH = 100
 FULLTEXT_MAX_FETCH = 100_000
-GRAPH = graph_stage.GraphConfig()
 
 
 def _candidate(
@@ -62,13 +57,9 @@ async def hybrid(
     top_k = request.top_k or DEFAULT_TOP_K[mode]
     vector = await registry.embedder.encode_query(request.query)
     embedded = time.perf_counter()
-    # The graph stage judges what it reaches by the query without the names that seeded it,
-    # encoded while the first stage runs.
-    seeds = extract(request.query) if request.graph and GRAPH.enabled else []
-    residual_text = graph_stage.residual(request.query, [m.name for m in seeds])
-    residual = (
-        asyncio.ensure_future(registry.embedder.encode_query(residual_text))
-        if seeds and residual_text
+    walk = (
+        graph_walk.start(registry, request.query)
+        if request.graph and graph_walk.GRAPH.enabled
         else None
     )
     wanted = max(MIN_CANDIDATES, top_k * CANDIDATE_FACTOR)
@@ -97,22 +88,18 @@ async def hybrid(
         weight = FEEDBACK_WEIGHT_DEFAULT
     query_words = content_words(request.query)
     candidates = [_candidate(row, query_words, session_id, now) for row in rows]
-    expansion: Expansion | None = None
-    keys = [mention.key for mention in seeds if not mention.negated]
-    if request.graph and GRAPH.enabled and (rows or keys):
-        judge = await residual if residual else vector
-        expansion = await _expand(registry, scope, request, keys, vector, judge, candidates)
+    expansion = (
+        await walk.expand(registry, scope, vector, candidates, request.memory_types)
+        if walk
+        else None
+    )
+    if expansion is not None:
         known = {candidate.memory_id for candidate in candidates}
         for row in expansion.rows:
             if row["memory"]["memory_id"] not in known:
                 rows.append(row)
                 candidates.append(_candidate(row, query_words, session_id, now))
-        candidates = [
-            replace(candidate, graph=expansion.hits[candidate.memory_id].score)
-            if candidate.memory_id in expansion.hits
-            else candidate
-            for candidate in candidates
-        ]
+        candidates = [expansion.scored(candidate) for candidate in candidates]
     expanded = time.perf_counter()
     ranked = ranking.rank(
         candidates,
@@ -147,75 +134,6 @@ async def hybrid(
     }
 
 
-@dataclass(frozen=True)
-class Expansion:
-    """What the graph stage found: the seed entity keys, the memories on its paths (rows like
-    the first stage's) and each one's graph hit."""
-
-    keys: list[str]
-    rows: list[dict[str, Any]]
-    hits: dict[str, graph_stage.GraphHit]
-
-
-async def _expand(
-    registry: Registry,
-    scope: Scope,
-    request: RetrieveRequest,
-    keys: list[str],
-    vector: list[float],
-    judge: list[float],
-    candidates: list[ranking.Candidate],
-) -> Expansion:
-    """Seeds the graph walk with the query's entities and the best candidates' entities, walks
-    it in one round trip and scores what it reached (graph_stage.score)."""
-    relevance = ranking.relevances(candidates)
-    best = max(relevance.values(), default=0.0)
-    seeds = sorted(relevance, key=lambda memory_id: -relevance[memory_id])[: GRAPH.seed_memories]
-    [found] = await registry.graph.read(
-        "retrieval/expand",
-        **scope.params(),
-        keys=keys,
-        compacts=[compact_key(key) for key in keys],
-        seed_memories=seeds,
-        vector=packed_vector(vector),
-        residual=packed_vector(judge),
-        hub_limit=GRAPH.hub_limit,
-        max_memories=GRAPH.max_hops + 1,
-        max_paths=GRAPH.max_paths,
-    )
-    similarity = {
-        row["memory"]["memory_id"]: ranking.cosine(row["residual"]) for row in found["memories"]
-    }
-    paths = [
-        graph_stage.GraphPath(
-            seed=path["seed"],
-            seed_memory=path["seed_memory"],
-            steps=tuple(path["steps"]),
-            memories=tuple(
-                step
-                for step in (path["seed_memory"], *path["steps"])
-                if step is not None and step in similarity
-            ),
-        )
-        for path in found["paths"]
-    ]
-    hits = graph_stage.score(
-        paths,
-        similarity,
-        {memory_id: relevance[memory_id] / best for memory_id in seeds} if best > 0 else {},
-        best,
-        GRAPH,
-    )
-    wanted = request.memory_types
-    rows = [
-        {"memory": row["memory"], "vector_score": row["similarity"], "text_score": None}
-        for row in found["memories"]
-        if row["memory"]["memory_id"] in hits
-        and (wanted is None or row["memory"]["memory_type"] in wanted)
-    ]
-    return Expansion(keys=keys, rows=rows, hits=hits)
-
-
 def _explain(
     level: Explain,
     *,
@@ -225,7 +143,7 @@ def _explain(
     ranked: list[ranking.Scored],
     weight: float,
     profile: dict[str, Any] | None,
-    expansion: Expansion | None,
+    expansion: graph_walk.Expansion | None,
 ) -> dict[str, Any]:
     report: dict[str, Any] = {
         "level": level if isinstance(level, str) else "timing",
@@ -234,9 +152,7 @@ def _explain(
         "vector_hits": sum(1 for row in rows if row["vector_score"] is not None),
         "text_hits": sum(1 for row in rows if row["text_score"] is not None),
         "feedback_weight": weight,
-        "graph": None
-        if expansion is None
-        else {"seed_entities": expansion.keys, "reached": len(expansion.hits)},
+        "graph": expansion.summary() if expansion else None,
     }
     if level in ("verbose", "analyze"):
         raw = {row["memory"]["memory_id"]: row for row in rows}
@@ -249,23 +165,13 @@ def _explain(
                 "text_score": raw[item.memory_id]["text_score"],
                 "text_coverage": coverages[item.memory_id],
                 **item.components,
-                **_graph_part(expansion, item.memory_id),
+                **(expansion.explain(item.memory_id) if expansion else {}),
             }
             for item in ranked
         ]
     if profile is not None:
         report["plan"] = profile
     return report
-
-
-def _graph_part(expansion: Expansion | None, memory_id: str) -> dict[str, Any]:
-    """A result's graph score and the path that brought it in (seed entity, then entity keys
-    and memory ids in turn, from the first-stage memory that gave the seed if one did)."""
-    hit = expansion.hits.get(memory_id) if expansion else None
-    if hit is None:
-        return {}
-    start = [hit.path.seed_memory] if hit.path.seed_memory else []
-    return {"graph": hit.score, "graph_path": [*start, *hit.path.steps]}
 
 
 async def fulltext(registry: Registry, caller: Caller, request: FulltextRequest) -> list[Memory]:

@@ -14,6 +14,7 @@ from quart.typing import TestClientProtocol
 
 from tests.conftest import User, create_user
 from tests.support.entities import (
+    CHAIN,
     all_entities,
     candidates,
     entity_counts,
@@ -31,12 +32,6 @@ __all__ = ["neo4j_driver"]  # the fixture, imported for this module's tests
 
 Headers = dict[str, str]
 
-CHAIN = [
-    "Maria leads the billing team.",
-    "The billing team owns invoice-api.",
-    "invoice-api pins lodash 4.17.15.",
-    "lodash 4.17.15 is affected by CVE-2020-8203.",
-]
 UNKNOWN_ID = "01ffffffffffffffffffffffffffffff"
 
 

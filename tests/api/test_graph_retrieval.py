@@ -11,18 +11,13 @@ from quart import Quart
 from quart.typing import TestClientProtocol
 
 from tests.conftest import User, create_user
+from tests.support.entities import CHAIN, QUESTION
 from tests.support.fake_llm import FakeLlm
 from tests.support.http import request_ok
 from tests.support.memories import ids, store_batch
 
 Headers = dict[str, str]
 
-CHAIN = [
-    "Maria leads the billing team.",
-    "The billing team owns invoice-api.",
-    "invoice-api pins lodash 4.17.15.",
-    "lodash 4.17.15 is affected by CVE-2020-8203.",
-]
 UNRELATED = [
     "Tom prefers green tea in the afternoon.",
     "The office moved to the third floor in March.",
@@ -30,7 +25,6 @@ UNRELATED = [
     "Our staging cluster runs on Kubernetes 1.29.",
     "Priya is on vacation until Friday.",
 ]
-QUESTION = "Does anything Maria owns depend on a library with a known hole?"
 CHAIN_ZH = [
     "王芳负责计费团队。",
     "计费团队维护 invoice-api。",

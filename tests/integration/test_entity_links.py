@@ -11,7 +11,7 @@ from quart.typing import TestClientProtocol
 
 from tests.conftest import User
 from tests.support.branches import create_branch
-from tests.support.entities import entity_counts, link_entities, mentions
+from tests.support.entities import CHAIN, QUESTION, entity_counts, link_entities, mentions
 from tests.support.http import request_ok
 from tests.support.memories import correct, ids, ranked, store, store_batch
 from tests.support.memory_links import current_nodes
@@ -25,13 +25,6 @@ Headers = dict[str, str]
 PORT = "The payment-service runs on port 8080."
 PORT_CORRECTED = "The checkout-api runs on port 8080."
 AUTO = {"source": "auto", "negated": False}
-CHAIN = [
-    "Maria leads the billing team.",
-    "The billing team owns invoice-api.",
-    "invoice-api pins lodash 4.17.15.",
-    "lodash 4.17.15 is affected by CVE-2020-8203.",
-]
-QUESTION = "Does anything Maria owns depend on a library with a known hole?"
 
 
 def _counts_of(counts: dict[str, int], *keys: str) -> dict[str, int]:

@@ -14,6 +14,16 @@ from tests.support.neo4j_direct import query
 
 Headers = dict[str, str]
 
+# A chain of four memories that only the memory graph joins: who -> team -> service ->
+# dependency -> vulnerability.
+CHAIN = [
+    "Maria leads the billing team.",
+    "The billing team owns invoice-api.",
+    "invoice-api pins lodash 4.17.15.",
+    "lodash 4.17.15 is affected by CVE-2020-8203.",
+]
+QUESTION = "Does anything Maria owns depend on a library with a known hole?"
+
 
 async def entity_page(
     client: TestClientProtocol, headers: Headers, **params: Any

@@ -1,0 +1,124 @@
+"""The graph stage's round trip: the query's seed entities, the residual query encoded while the
+first stage runs, the walk (cypher/retrieval/expand) and the scored expansion that joins the
+candidates (scoring itself is graph_stage, pure)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from app.graph import packed_vector
+from app.registry import Registry
+from app.services import graph_stage, ranking
+from app.services.entity_extractor import extract
+from app.services.entity_names import compact_key
+from app.services.scope import Scope
+
+GRAPH = graph_stage.GraphConfig()
+
+
+@dataclass(frozen=True)
+class Expansion:
+    """What the walk found: the seed entity keys, the memories it reached (rows like the first
+    stage's candidates) and each one's graph hit."""
+
+    keys: list[str]
+    rows: list[dict[str, Any]]
+    hits: dict[str, graph_stage.GraphHit]
+
+    def scored(self, candidate: ranking.Candidate) -> ranking.Candidate:
+        """The candidate with its graph score (unchanged when the walk did not reach it)."""
+        hit = self.hits.get(candidate.memory_id)
+        return candidate if hit is None else replace(candidate, graph=hit.score)
+
+    def summary(self) -> dict[str, Any]:
+        return {"seed_entities": self.keys, "reached": len(self.hits)}
+
+    def explain(self, memory_id: str) -> dict[str, Any]:
+        """A result's graph score and the path that brought it in (the first-stage memory that
+        gave the seed if one did, then entity keys and memory ids in turn)."""
+        hit = self.hits.get(memory_id)
+        if hit is None:
+            return {}
+        start = [hit.path.seed_memory] if hit.path.seed_memory else []
+        return {"graph": hit.score, "graph_path": [*start, *hit.path.steps]}
+
+
+@dataclass
+class Walk:
+    """A walk about to happen: the query's entity keys and the residual query's embedding on
+    its way (None when the query names no entity: the query itself judges)."""
+
+    keys: list[str]
+    residual: asyncio.Future[list[float]] | None
+
+    async def expand(
+        self,
+        registry: Registry,
+        scope: Scope,
+        vector: list[float],
+        candidates: list[ranking.Candidate],
+        memory_types: Sequence[str] | None,
+    ) -> Expansion | None:
+        """Walks from the query's entities and the best candidates' entities in one round trip
+        and scores what it reached; None when there is nothing to start from."""
+        if not candidates and not self.keys:
+            if self.residual is not None:
+                self.residual.cancel()
+            return None
+        judge = await self.residual if self.residual is not None else vector
+        relevance = ranking.relevances(candidates)
+        best = max(relevance.values(), default=0.0)
+        seeds = sorted(relevance, key=lambda key: -relevance[key])[: GRAPH.seed_memories]
+        [found] = await registry.graph.read(
+            "retrieval/expand",
+            **scope.params(),
+            keys=self.keys,
+            compacts=[compact_key(key) for key in self.keys],
+            seed_memories=seeds,
+            vector=packed_vector(vector),
+            residual=packed_vector(judge),
+            hub_limit=GRAPH.hub_limit,
+            max_memories=GRAPH.max_hops + 1,
+            max_paths=GRAPH.max_paths,
+        )
+        similarity = {
+            row["memory"]["memory_id"]: ranking.cosine(row["residual"]) for row in found["memories"]
+        }
+        paths = [
+            graph_stage.GraphPath(
+                seed=path["seed"],
+                seed_memory=path["seed_memory"],
+                steps=tuple(path["steps"]),
+                memories=tuple(
+                    step
+                    for step in (path["seed_memory"], *path["steps"])
+                    if step is not None and step in similarity
+                ),
+            )
+            for path in found["paths"]
+        ]
+        strength = {key: relevance[key] / best for key in seeds} if best > 0 else {}
+        hits = graph_stage.score(paths, similarity, strength, best, GRAPH)
+        rows = [
+            {"memory": row["memory"], "vector_score": row["similarity"], "text_score": None}
+            for row in found["memories"]
+            if row["memory"]["memory_id"] in hits
+            and (memory_types is None or row["memory"]["memory_type"] in memory_types)
+        ]
+        return Expansion(keys=self.keys, rows=rows, hits=hits)
+
+
+def start(registry: Registry, query: str) -> Walk:
+    """Picks the query's entities and starts encoding the query without their names, which
+    judges what the walk reaches (so a memory is not relevant just for naming the seed)."""
+    mentions = extract(query)
+    residual_text = graph_stage.residual(query, [mention.name for mention in mentions])
+    residual = (
+        asyncio.ensure_future(registry.embedder.encode_query(residual_text))
+        if mentions and residual_text
+        else None
+    )
+    return Walk(keys=[m.key for m in mentions if not m.negated], residual=residual)
