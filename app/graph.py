@@ -137,6 +137,27 @@ class Graph:
         """Runs one named read-only statement."""
         return await self._execute(query_name, params, write=False)
 
+    async def read_within(
+        self, query_name: str, time_limit_s: float, /, **params: Any
+    ) -> list[Row] | None:
+        """Runs one named read-only statement that the server stops after `time_limit_s`;
+        None when it did (for optional work that must not hold a request up)."""
+        query = self._queries[query_name]
+
+        @neo4j.unit_of_work(timeout=time_limit_s)
+        async def unit(tx: AsyncManagedTransaction) -> list[Row]:
+            return await _rows(await tx.run(query, params))
+
+        try:
+            async with self._driver.session(database=self._database) as session:
+                return await session.execute_read(unit)
+        except neo4j_errors.ClientError as error:
+            if "TransactionTimedOut" in (error.code or ""):
+                return None
+            raise
+        except UNAVAILABLE_ERRORS as error:
+            raise Unavailable("the database is unavailable") from error
+
     async def write(self, query_name: str, /, **params: Any) -> list[Row]:
         """Runs one named statement in its own write transaction."""
         return await self._execute(query_name, params, write=True)

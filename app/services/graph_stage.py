@@ -28,8 +28,9 @@ class GraphConfig:
     sharpness: float = 8.0  # how steeply a weaker path falls behind the best one
     seed_memories: int = 1  # top first-stage candidates whose entities also seed
     memory_seed_weight: float = 0.5  # a candidate's entities seed less than the query's own
-    hub_limit: int = 50  # entities more memories than this mention are not walked through
-    max_paths: int = 500
+    hub_limit: int = 20  # entities more memories than this mention are not walked through
+    max_paths: int = 200
+    time_limit_s: float = 0.25  # the walk is dropped (first stage only) when it takes longer
 
 
 @dataclass(frozen=True)

@@ -27,6 +27,7 @@ class Expansion:
     keys: list[str]
     rows: list[dict[str, Any]]
     hits: dict[str, graph_stage.GraphHit]
+    timed_out: bool = False  # the walk ran out of time and was dropped
 
     def scored(self, candidate: ranking.Candidate) -> ranking.Candidate:
         """The candidate with its graph score (unchanged when the walk did not reach it)."""
@@ -34,7 +35,7 @@ class Expansion:
         return candidate if hit is None else replace(candidate, graph=hit.score)
 
     def summary(self) -> dict[str, Any]:
-        return {"seed_entities": self.keys, "reached": len(self.hits)}
+        return {"seed_entities": self.keys, "reached": len(self.hits), "timed_out": self.timed_out}
 
     def explain(self, memory_id: str) -> dict[str, Any]:
         """A result's graph score and the path that brought it in (the first-stage memory that
@@ -72,8 +73,9 @@ class Walk:
         relevance = ranking.relevances(candidates)
         best = max(relevance.values(), default=0.0)
         seeds = sorted(relevance, key=lambda key: -relevance[key])[: GRAPH.seed_memories]
-        [found] = await registry.graph.read(
+        rows = await registry.graph.read_within(
             "retrieval/expand",
+            GRAPH.time_limit_s,
             **scope.params(),
             keys=self.keys,
             compacts=[compact_key(key) for key in self.keys],
@@ -84,6 +86,9 @@ class Walk:
             max_memories=GRAPH.max_hops + 1,
             max_paths=GRAPH.max_paths,
         )
+        if rows is None:
+            return Expansion(keys=self.keys, rows=[], hits={}, timed_out=True)
+        [found] = rows
         similarity = {
             row["memory"]["memory_id"]: ranking.cosine(row["residual"]) for row in found["memories"]
         }

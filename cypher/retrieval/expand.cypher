@@ -32,7 +32,7 @@ MATCH p = ANY SHORTEST (seed)
      (to:Entity AND COUNT { (to)<-[:MENTIONS]-() } <= $hub_limit)
      OR (to:Memory AND to.user_id = $user_id AND to.is_active AND to.memory_id <> seed_memory
          AND (to.branch = $branch OR to.branch = 'main' AND to.created_seq <= $view_seq)))
-  ){1,8}
+  ){1,7}
   (found:Memory)
 WITH seed, seed_memory, seed_nodes, p, [node IN nodes(p) WHERE node:Memory] AS on_path
 WHERE size(on_path) <= $max_memories
