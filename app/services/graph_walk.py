@@ -117,13 +117,14 @@ class Walk:
 
 
 def start(registry: Registry, query: str) -> Walk:
-    """Picks the query's entities and starts encoding the query without their names, which
-    judges what the walk reaches (so a memory is not relevant just for naming the seed)."""
+    """Picks the query's entities and queues the query without their names for encoding (it
+    judges what the walk reaches, so a memory is not relevant just for naming the seed);
+    queued before the query itself, the two share one model call."""
     mentions = extract(query)
     residual_text = graph_stage.residual(query, [mention.name for mention in mentions])
     residual = (
         asyncio.ensure_future(registry.embedder.encode_query(residual_text))
-        if mentions and residual_text
+        if GRAPH.residual and mentions and residual_text
         else None
     )
     return Walk(keys=[m.key for m in mentions if not m.negated], residual=residual)

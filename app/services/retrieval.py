@@ -55,13 +55,14 @@ async def hybrid(
     started = time.perf_counter()
     scope = await scope_for(registry, caller, request.branch)
     top_k = request.top_k or DEFAULT_TOP_K[mode]
-    vector = await registry.embedder.encode_query(request.query)
-    embedded = time.perf_counter()
+    # The walk's residual query is queued first, so that one model call encodes both.
     walk = (
         graph_walk.start(registry, request.query)
         if request.graph and graph_walk.GRAPH.enabled
         else None
     )
+    vector = await registry.embedder.encode_query(request.query)
+    embedded = time.perf_counter()
     wanted = max(MIN_CANDIDATES, top_k * CANDIDATE_FACTOR)
     if request.memory_types:
         wanted *= TYPE_FILTER_FACTOR
