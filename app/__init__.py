@@ -21,6 +21,7 @@ from app.migrations import apply as apply_migrations
 from app.migrations import ensure_vector_index
 from app.registry import Registry
 from app.scheduler import Scheduler
+from app.services import graph_walk
 
 log = logging.getLogger(__name__)
 STARTUP_WAIT_S = 60
@@ -69,6 +70,7 @@ def create_app(settings: Settings | None = None, embedder: Embedder | None = Non
         await _wait_for_database(registry.graph)
         await apply_migrations(registry.graph)
         await ensure_vector_index(registry.graph, registry.embedder.dimensions)
+        await graph_walk.warm(registry)
         if scheduler is not None:
             await scheduler.start()
         log.info("memory service %s ready", registry.instance_id)

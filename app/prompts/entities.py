@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, get_args
+from typing import Annotated, get_args
 
-from pydantic import BaseModel, BeforeValidator, Field, ValidationError
+from pydantic import BaseModel, Field
 
 from app.models.entities import EntityName, EntityType
+from app.prompts.answers import one_of, valid_items
 
 SYSTEM = """You extract the named entities of short memories and the relations between them. \
 The user message is a JSON list of {"memory_id", "content"}. Answer with a JSON object \
@@ -22,13 +23,9 @@ ENTITY_TYPES: tuple[str, ...] = get_args(EntityType)
 RelationType = Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]{0,39}$")]
 
 
-def _known_type(value: object) -> object:
-    return value if value in ENTITY_TYPES else FALLBACK_TYPE
-
-
 class NamedEntity(BaseModel):
     name: EntityName
-    type: Annotated[EntityType, BeforeValidator(_known_type)] = FALLBACK_TYPE
+    type: Annotated[EntityType, one_of(ENTITY_TYPES, FALLBACK_TYPE)] = FALLBACK_TYPE
 
 
 class Relation(BaseModel):
@@ -37,34 +34,14 @@ class Relation(BaseModel):
     type: RelationType
 
 
-def _valid_items(model: type[BaseModel], required: bool = False) -> Any:
-    """Keeps the items of a list that are valid `model`s: one bad item does not lose the rest.
-    Anything but a list is no items, or an error when the list is `required`."""
-
-    def keep(items: object) -> list[BaseModel]:
-        if not isinstance(items, list):
-            if required:
-                raise ValueError("not a list")
-            return []
-        kept = []
-        for item in items:
-            try:
-                kept.append(model.model_validate(item))
-            except ValidationError:
-                continue
-        return kept
-
-    return BeforeValidator(keep)
-
-
 class MemoryAnswer(BaseModel):
     memory_id: str
-    entities: Annotated[list[NamedEntity], _valid_items(NamedEntity)] = Field(default_factory=list)
-    relations: Annotated[list[Relation], _valid_items(Relation)] = Field(default_factory=list)
+    entities: Annotated[list[NamedEntity], valid_items(NamedEntity)] = Field(default_factory=list)
+    relations: Annotated[list[Relation], valid_items(Relation)] = Field(default_factory=list)
 
 
 class Extraction(BaseModel):
     """The answer: entities and relations per memory; invalid items are skipped, but without a
     list of memories the answer is unusable."""
 
-    memories: Annotated[list[MemoryAnswer], _valid_items(MemoryAnswer, required=True)]
+    memories: Annotated[list[MemoryAnswer], valid_items(MemoryAnswer, required=True)]

@@ -24,10 +24,11 @@ from app.services import versions
 from app.services.entity_extractor import Mention, extract
 from app.services.entity_names import canonical_keys, compact_key, entity_key, prefix
 from app.services.memory_view import active_memory
-from app.services.scope import Caller, Scope, scope_for
+from app.services.scope import Caller, scope_for
 from app.services.versions import Link
 
 MENTIONS = "MENTIONS"
+MANUAL = "manual"  # the source of links a caller makes
 KNOWN_PER_PREFIX = 50
 MAX_ALIASES = 20
 # Extraction of a few short texts is quicker than handing it to a thread.
@@ -132,37 +133,24 @@ async def list_page(registry: Registry, caller: Caller, query: EntityQuery) -> E
 async def link_manually(registry: Registry, caller: Caller, request: LinkEntities) -> EntityLinks:
     """Links named entities to one memory (source `manual`), as a change of that memory."""
     scope = await scope_for(registry, caller, request.branch)
-    found = [
-        [
-            Mention(key=entity_key(item.name), name=item.name.strip(), type=item.type)
-            for item in request.entities
-        ]
+    named = [
+        Mention(key=entity_key(item.name), name=item.name.strip(), type=item.type)
+        for item in request.entities
     ]
-    [mentions] = await canonical(registry.graph.read, scope.user_id, found)
-    await _link(registry, scope, request.memory_id, mentions, "manual")
+
+    async def work(tx: Tx) -> list[Mention]:
+        seq = await versions.open_change(tx, scope.user_id)
+        await active_memory(tx, scope, request.memory_id)
+        [mentions] = await canonical(tx.run, scope.user_id, [named])
+        links = await mention_links(tx, scope.user_id, [(request.memory_id, mentions)], MANUAL)
+        await versions.link(tx, seq, scope.user_id, scope.branch, links)
+        return mentions
+
+    mentions = await registry.graph.transaction(work)
     return EntityLinks(
         memory_id=request.memory_id,
         entities=[ProposedEntity(key=m.key, name=m.name, type=m.type) for m in mentions],
     )
-
-
-async def _link(
-    registry: Registry,
-    scope: Scope,
-    memory_id: str,
-    mentions: Sequence[Mention],
-    source: str,
-    changes: dict[str, object] | None = None,
-) -> None:
-    async def work(tx: Tx) -> None:
-        seq = await versions.open_change(tx, scope.user_id)
-        await active_memory(tx, scope, memory_id)
-        links = await mention_links(tx, scope.user_id, [(memory_id, mentions)], source)
-        await versions.link(
-            tx, seq, scope.user_id, scope.branch, links, {memory_id: dict(changes or {})}
-        )
-
-    await registry.graph.transaction(work)
 
 
 async def candidates(

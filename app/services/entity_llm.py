@@ -60,18 +60,18 @@ async def extract(
         else []
         for memory_id in given
     ]
-    found = await entities.canonical(registry.graph.read, scope.user_id, found)
-    by_memory = dict(zip(given, found, strict=True))
-    relations = [
-        {"source": source, "target": target, "type": relation.type, "memory_id": memory_id}
-        for memory_id, item in answers.items()
-        for relation in item.relations
-        if (source := _known(relation.source, by_memory[memory_id]))
-        and (target := _known(relation.target, by_memory[memory_id]))
-    ]
 
     async def work(tx: Tx) -> Extracted:
         seq = await versions.open_change(tx, scope.user_id)
+        resolved = await entities.canonical(tx.run, scope.user_id, found)
+        by_memory = dict(zip(given, resolved, strict=True))
+        relations = [
+            {"source": source, "target": target, "type": relation.type, "memory_id": memory_id}
+            for memory_id, item in answers.items()
+            for relation in item.relations
+            if (source := _known(relation.source, by_memory[memory_id]))
+            and (target := _known(relation.target, by_memory[memory_id]))
+        ]
         processed_at = {"llm_entities_at": datetime.now(UTC)}
         await versions.revise(
             tx, seq, scope.user_id, scope.branch, [(key, processed_at) for key in given]

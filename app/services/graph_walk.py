@@ -14,7 +14,7 @@ from app.registry import Registry
 from app.services import graph_stage, ranking
 from app.services.entity_extractor import extract
 from app.services.entity_names import compact_key
-from app.services.scope import Scope
+from app.services.scope import MAIN, Scope
 
 GRAPH = graph_stage.GraphConfig()
 
@@ -76,15 +76,7 @@ class Walk:
         rows = await registry.graph.read_within(
             "retrieval/expand",
             GRAPH.time_limit_s,
-            **scope.params(),
-            keys=self.keys,
-            compacts=[compact_key(key) for key in self.keys],
-            seed_memories=seeds,
-            vector=packed_vector(vector),
-            residual=packed_vector(judge),
-            hub_limit=GRAPH.hub_limit,
-            max_memories=GRAPH.max_hops + 1,
-            max_paths=GRAPH.max_paths,
+            **_walk_params(scope, self.keys, seeds, vector, judge),
         )
         if rows is None:
             return Expansion(keys=self.keys, rows=[], hits={}, timed_out=True)
@@ -114,6 +106,32 @@ class Walk:
             and (memory_types is None or row["memory"]["memory_type"] in memory_types)
         ]
         return Expansion(keys=self.keys, rows=rows, hits=hits)
+
+
+def _walk_params(
+    scope: Scope, keys: list[str], seeds: list[str], vector: list[float], judge: list[float]
+) -> dict[str, Any]:
+    return {
+        **scope.params(),
+        "keys": keys,
+        "compacts": [compact_key(key) for key in keys],
+        "seed_memories": seeds,
+        "vector": packed_vector(vector),
+        "residual": packed_vector(judge),
+        "hub_limit": GRAPH.hub_limit,
+        "max_memories": GRAPH.max_hops + 1,
+        "max_paths": GRAPH.max_paths,
+    }
+
+
+async def warm(registry: Registry) -> None:
+    """Runs a walk that finds nothing, so that the server plans the walk's query at startup:
+    planning it takes longer than the walk's time limit, and the first retrieves would
+    otherwise answer without the graph."""
+    nothing = [0.0] * registry.embedder.dimensions
+    await registry.graph.read(
+        "retrieval/expand", **_walk_params(Scope("", MAIN), [], [], nothing, nothing)
+    )
 
 
 def start(registry: Registry, query: str) -> Walk:
