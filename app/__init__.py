@@ -9,7 +9,18 @@ from quart import Quart
 from quart_schema import QuartSchema
 
 from app import query_names
-from app.api import admin, branches, context, entities, feedback, health, keys, memories, snapshots
+from app.api import (
+    admin,
+    branches,
+    context,
+    entities,
+    feedback,
+    governance,
+    health,
+    keys,
+    memories,
+    snapshots,
+)
 from app.api import errors as http_errors
 from app.api.bodies import JsonRequest
 from app.api.openapi import OpenApi
@@ -61,7 +72,17 @@ def create_app(settings: Settings | None = None, embedder: Embedder | None = Non
 
     scheduler = Scheduler(registry) if registry.settings.scheduler_enabled else None
 
-    for module in (health, keys, admin, memories, snapshots, branches, feedback, entities):
+    for module in (
+        health,
+        keys,
+        admin,
+        memories,
+        snapshots,
+        branches,
+        feedback,
+        entities,
+        governance,
+    ):
         app.register_blueprint(module.blueprint)
     http_errors.register(app)
 

@@ -30,8 +30,12 @@ class Settings(BaseSettings):
     # Schedules are cron in UTC: 5 fields, or 6 with seconds first ("*/2 * * * * *" for tests).
     autotune_cron: str = "0 3 * * *"
     gc_cron: str = "30 3 * * *"
+    governance_cron: str = "0 4 * * *"
     scheduler_lease_s: int = 30
     safety_snapshots_kept: int = 20
+    # Governance expires working memories and tool results observed longer ago than these.
+    working_memory_max_age_h: int = Field(default=24, ge=1)
+    tool_result_max_age_h: int = Field(default=168, ge=1)
 
     @field_validator("master_key")
     @classmethod

@@ -54,6 +54,14 @@ class Unavailable(DomainError):
     """A dependency (Neo4j, the LLM) cannot serve the request now."""
 
 
+NO_LLM = "no LLM is configured"
+
+
+def no_llm(candidates_route: str) -> Unavailable:
+    """What an LLM feature answers without an LLM: where its LLM-free candidates are."""
+    return Unavailable(f'{NO_LLM}: use {{"mode": "candidates"}} or {candidates_route}')
+
+
 STATUS_BY_ERROR: dict[type[DomainError], int] = {
     Unparseable: 400,
     Unauthenticated: 401,

@@ -32,7 +32,7 @@ from app import leases
 from app.config import Settings
 from app.errors import Unavailable
 from app.registry import Registry
-from app.services import feedback, snapshots
+from app.services import feedback, governance, snapshots
 
 log = logging.getLogger(__name__)
 
@@ -115,6 +115,7 @@ def job_table(settings: Settings) -> list[ScheduledJob]:
     return [
         ScheduledJob("autotune", cron_trigger(settings.autotune_cron), feedback.autotune_all),
         ScheduledJob("collect_garbage", cron_trigger(settings.gc_cron), collect_garbage),
+        ScheduledJob("governance", cron_trigger(settings.governance_cron), governance.govern_all),
     ]
 
 

@@ -11,8 +11,9 @@ from app.api.context import registry
 from app.api.errors import MASTER_AUTH, QUERY_STRING, error_statuses
 from app.auth import require
 from app.models.admin import SystemStats, User, UserPage, UserPageQuery, UserStats
+from app.models.governance import TriggerAnswer, TriggerQuery
 from app.models.keys import ApiKeyList, RevokedKeys
-from app.services import admin, keys
+from app.services import admin, governance, keys
 
 blueprint = Blueprint("admin", __name__, url_prefix="/admin")
 blueprint.before_request(require("master"))
@@ -59,3 +60,12 @@ async def revoke_user_keys(user_id: str) -> Any:
 @error_statuses(*MASTER_AUTH, 404)
 async def deactivate(user_id: str) -> Any:
     return await admin.deactivate(registry(), user_id)
+
+
+@blueprint.post("/governance/<user_id>/trigger")
+@validate_querystring(TriggerQuery)
+@validate_response(TriggerAnswer)
+@error_statuses(*MASTER_AUTH, *QUERY_STRING, 404)
+async def trigger_governance(user_id: str, query_args: TriggerQuery) -> Any:
+    """Runs an operation as the user, whatever its cooldown."""
+    return await governance.trigger(registry(), user_id, query_args.op)

@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 
 from pydantic import ValidationError
 
-from app.errors import Unavailable
+from app.errors import Unavailable, no_llm
 from app.graph import Tx
 from app.models.entities import EntityCandidates, Extracted, ExtractRequest
 from app.prompts import entities as prompt
@@ -18,7 +18,6 @@ from app.services.entity_names import entity_key
 from app.services.scope import Caller, scope_for
 
 LLM = "llm"
-NO_LLM = 'no LLM is configured: use {"mode": "candidates"} or /v1/extract-entities/candidates'
 
 
 async def extract(
@@ -29,7 +28,7 @@ async def extract(
     if request.mode == "candidates":
         return await entities.candidates(registry, caller, request.limit, request.branch)
     if registry.llm is None:
-        raise Unavailable(NO_LLM)
+        raise no_llm("/v1/extract-entities/candidates")
     scope = await scope_for(registry, caller, request.branch)
     rows = await registry.graph.read("entities/unprocessed", **scope.params(), limit=request.limit)
     if not rows:

@@ -155,6 +155,29 @@ async def store_batch(
     return [to_memory(row) for row, _ in await _create(registry, scope, items)]
 
 
+async def store_derived(
+    registry: Registry, scope: Scope, item: NewMemory, sources: list[str], trust_tier: str
+) -> tuple[Memory, bool]:
+    """Stores a memory made from others (an insight, a summary), linked DERIVED_FROM each
+    source in the same change; (memory, False) when an identical active one already exists."""
+    [embedding], mentions = await _understand(registry, [item.content])
+    props = memory_props(scope, item, embedding, registry.embedder.model_id, trust_tier=trust_tier)
+
+    async def work(tx: Tx) -> tuple[Row, bool]:
+        seq = await versions.open_change(tx, scope.user_id)
+        [(row, created)] = await _create_in(tx, seq, scope, [props], mentions)
+        if created:
+            links = [
+                Link(memory_id=row["memory_id"], type="DERIVED_FROM", target_memory_id=source)
+                for source in sources
+            ]
+            await versions.link(tx, seq, scope.user_id, scope.branch, links)
+        return row, created
+
+    row, created = await registry.graph.transaction(work)
+    return to_memory(row), created
+
+
 async def list_page(registry: Registry, caller: Caller, query: ListQuery) -> MemoryPage:
     """A page of active memories, newest first."""
     scope = await scope_for(registry, caller, query.branch)

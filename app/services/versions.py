@@ -147,6 +147,18 @@ async def _own_links(
     }
 
 
+async def retire(tx: Tx, seq: int, user_id: str, branch: str, memory_ids: list[str]) -> int:
+    """Ends the current nodes of inactive memories without a successor, as change `seq`, so
+    that only their history is left for garbage collection; returns how many."""
+    if not memory_ids:
+        return 0
+    await _materialize(tx, user_id, branch, memory_ids)
+    rows = await tx.run(
+        "versions/retire", seq=seq, user_id=user_id, branch=branch, memory_ids=memory_ids
+    )
+    return int(rows[0]["ended"])
+
+
 async def restore(tx: Tx, seq: int, user_id: str, branch: str, state_seq: int) -> Row:
     """Makes the branch what it was at `state_seq`, as change `seq`: what was created since is
     ended, what has ended since comes back, links included. Returns `ended` and `restored`."""

@@ -1,5 +1,5 @@
-// A page of the user's entities in key order, each with the number of active memories of the
-// branch (its own, and main's it reads: see scope.Scope) that mention it.
+// A page of the entities the active memories of a user's branch mention (its own, and main's it
+// reads: see scope.Scope), in key order, each with the number of those memories.
 // params: user_id, branch, view_seq (or null), type (or null), prefix (key prefix or null),
 //         after (key or null), limit
 // returns: entity (map: key, name, type, aliases), memory_count
@@ -7,6 +7,13 @@ MATCH (e:Entity {user_id: $user_id})
 WHERE ($type IS NULL OR e.type = $type)
   AND ($prefix IS NULL OR e.key STARTS WITH $prefix)
   AND ($after IS NULL OR e.key > $after)
+  AND EXISTS {
+    MATCH (m:Memory)-[:MENTIONS]->(e)
+    WHERE m.user_id = $user_id AND m.is_active
+      AND (m.branch = $branch
+           OR m.branch = 'main' AND m.created_seq <= $view_seq
+              AND NOT EXISTS { (:Memory {memory_id: m.memory_id, branch: $branch}) })
+  }
 WITH e ORDER BY e.key LIMIT $limit
 CALL (e) {
   OPTIONAL MATCH (m:Memory)-[:MENTIONS]->(e)

@@ -105,8 +105,8 @@ async def test_every_write_path_links_the_entities_its_memories_mention(
     )
     assert len(observed["memories"]) == 1  # no LLM: the message is stored as it is
     counts = await entity_counts(client, user.headers)
-    # The corrected memory is inactive: its entity stays listed, mentioned by nothing active.
-    expected = {"alpha api": 0, "beta api": 1, "gamma api": 1, "delta api": 1}
+    # The corrected memory is inactive: nothing active mentions its entity, which is not listed.
+    expected = {"alpha api": None, "beta api": 1, "gamma api": 1, "delta api": 1}
     assert {key: counts.get(key) for key in expected} == expected
 
 

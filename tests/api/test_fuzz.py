@@ -23,7 +23,7 @@ from schemathesis.specs.openapi.checks import (
 )
 
 from app import create_app
-from app.services.entity_llm import NO_LLM
+from app.errors import NO_LLM
 from tests.conftest import MASTER, User, make_settings
 from tests.support.embedders import NoEmbedder
 from tests.support.http import bearer

@@ -96,11 +96,16 @@ async def test_request_bodies_are_required_except_where_defaults_do(
         for method, operation in methods.items()
         if "requestBody" in operation
     }
-    # No body means: tune automatically; extract (or list candidates) with the defaults.
+    # No body means: tune automatically; extract, reflect (or list candidates) with the
+    # defaults; run governance, consolidate or reflect unforced.
     for optional in (
         "POST /v1/retrieval-params/tune",
         "POST /v1/extract-entities",
         "POST /v1/extract-entities/candidates",
+        "POST /v1/governance",
+        "POST /v1/consolidate",
+        "POST /v1/reflect",
+        "POST /v1/reflect/candidates",
     ):
         assert bodies.pop(optional) is False
     assert bodies and all(bodies.values())

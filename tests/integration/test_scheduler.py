@@ -84,7 +84,7 @@ async def _away_from_a_minute_boundary() -> None:
 
 def test_the_job_table_has_the_autotune_and_garbage_collection_jobs() -> None:
     table = job_table(make_settings(autotune_cron="*/5 * * * * *", gc_cron="30 3 * * *"))
-    assert [job.name for job in table] == ["autotune", "collect_garbage"]
+    assert [job.name for job in table] == ["autotune", "collect_garbage", "governance"]
     assert table[0].run is feedback.autotune_all
     assert table[1].run is collect_garbage
 

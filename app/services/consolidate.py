@@ -1,0 +1,189 @@
+"""Consolidate: contradictions between memories about the same entities, and orphans.
+
+Candidate pairs come from the graph (two active memories that mention a common entity and are
+close in meaning, not yet linked); `contradictions` reads whether they disagree. A pair that does
+becomes `(newer)-[:CONTRADICTS {severity, reason, detected_at, kept}]->(older)`, and the one
+not kept gets a new version with its confidence lowered, so retrieval ranks the kept one first
+and a rollback undoes both. The newer memory is kept, unless it is two or more tiers less trusted
+than the older one: a T4 note (or an LLM's T3 reading) that claims to override a T1 fact does not
+displace it, while a T2 correction of a T1 fact does.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+from typing import Any
+
+from app.graph import Row, Tx
+from app.models.governance import ConsolidateReport, Skipped
+from app.registry import Registry
+from app.services import contradictions, cooldowns, versions
+from app.services.cooldowns import Trigger
+from app.services.scope import Caller, Scope, scope_for
+from app.services.versions import Link
+
+MIN_SIMILARITY = 0.5
+HUB_LIMIT = 500
+MAX_PAIRS = 2000
+CONFIDENCE_FACTOR = 0.3  # what a contradicted memory keeps of its confidence
+TRUST_GAP = 2  # tiers by which a newer memory must be less trusted to lose to an older one
+
+
+@dataclass(frozen=True)
+class Contradiction:
+    newer: str
+    older: str
+    kept: str
+    lowered: str
+    lowered_confidence: float
+    found: contradictions.Disagreement
+
+
+def _age_key(memory: Row) -> tuple[datetime, datetime, str]:
+    return (memory["observed_at"], memory["created_at"], memory["memory_id"])
+
+
+def _tier_number(memory: Row) -> int:
+    return int(memory["trust_tier"].removeprefix("T"))
+
+
+def judge(a: Row, b: Row, found: contradictions.Disagreement) -> Contradiction:
+    """Which of two disagreeing memories is kept (pure; see the module docstring)."""
+    newer, older = (a, b) if _age_key(a) > _age_key(b) else (b, a)
+    gap = _tier_number(newer) - _tier_number(older)
+    kept, lowered = (older, newer) if gap >= TRUST_GAP else (newer, older)
+    return Contradiction(
+        newer=newer["memory_id"],
+        older=older["memory_id"],
+        kept=kept["memory_id"],
+        lowered=lowered["memory_id"],
+        lowered_confidence=lowered["initial_confidence"] * CONFIDENCE_FACTOR,
+        found=found,
+    )
+
+
+def find(pairs: list[Row]) -> list[Contradiction]:
+    """The contradictions among candidate pairs; each memory is lowered once per run at most."""
+    parsed: dict[str, list[contradictions.Clause]] = {}
+    for pair in pairs:
+        for side in (pair["a"], pair["b"]):
+            if side["memory_id"] not in parsed:
+                parsed[side["memory_id"]] = contradictions.parse(side["content"])
+    found: list[Contradiction] = []
+    lowered: set[str] = set()
+    for pair in pairs:
+        a, b = pair["a"], pair["b"]
+        disagreement = contradictions.disagreement(parsed[a["memory_id"]], parsed[b["memory_id"]])
+        if disagreement is None:
+            continue
+        verdict = judge(a, b, disagreement)
+        if verdict.lowered in lowered:
+            verdict = replace(verdict, lowered="")
+        lowered.add(verdict.lowered)
+        found.append(verdict)
+    return found
+
+
+def _links(found: list[Contradiction], now: datetime) -> list[Link]:
+    return [
+        Link(
+            memory_id=item.newer,
+            type="CONTRADICTS",
+            target_memory_id=item.older,
+            props={
+                "severity": item.found.severity,
+                "reason": item.found.reason,
+                "detected_at": now,
+                "kept": item.kept,
+            },
+        )
+        for item in found
+    ]
+
+
+async def _record(registry: Registry, scope: Scope, found: list[Contradiction]) -> int:
+    """Links the contradictions and lowers the confidence of the memories not kept, in one
+    change; returns how many memories were lowered."""
+    now = datetime.now(UTC)
+    lowered: list[tuple[str, dict[str, Any]]] = [
+        (
+            item.lowered,
+            {
+                "initial_confidence": item.lowered_confidence,
+                "contradicted_by": item.kept,
+                "contradicted_at": now,
+            },
+        )
+        for item in found
+        if item.lowered
+    ]
+
+    async def work(tx: Tx) -> None:
+        seq = await versions.open_change(tx, scope.user_id)
+        await versions.revise(tx, seq, scope.user_id, scope.branch, lowered)
+        await versions.link(tx, seq, scope.user_id, scope.branch, _links(found, now))
+
+    await registry.graph.transaction(work)
+    return len(lowered)
+
+
+async def _unlink_dangling(registry: Registry, scope: Scope) -> int:
+    """Removes CONTRADICTS links whose other end is no longer active, in one change."""
+    rows = await registry.graph.read(
+        "governance/dangling_links", user_id=scope.user_id, branch=scope.branch
+    )
+    links = [
+        Link(
+            memory_id=row["memory_id"], type="CONTRADICTS", target_memory_id=row["target_memory_id"]
+        )
+        for row in rows
+    ]
+    if not links:
+        return 0
+
+    async def work(tx: Tx) -> int:
+        seq = await versions.open_change(tx, scope.user_id)
+        return await versions.unlink(tx, seq, scope.user_id, scope.branch, links)
+
+    return await registry.graph.transaction(work)
+
+
+async def _consolidate(registry: Registry, caller: Caller) -> ConsolidateReport:
+    scope = await scope_for(registry, caller, None)
+    pairs = await registry.graph.read(
+        "governance/contradiction_pairs",
+        **scope.params(),
+        min_similarity=MIN_SIMILARITY,
+        hub_limit=HUB_LIMIT,
+        max_pairs=MAX_PAIRS,
+    )
+    # Segmenting and extracting from many texts is blocking work.
+    found = await asyncio.to_thread(find, pairs)
+    lowered = await _record(registry, scope, found) if found else 0
+    dangling = await _unlink_dangling(registry, scope)
+    [orphans] = await registry.graph.write("governance/orphans", user_id=scope.user_id)
+    return ConsolidateReport(
+        pairs_compared=len(pairs),
+        contradictions=len(found),
+        confidence_lowered=lowered,
+        orphan_entities=orphans["entities"],
+        orphan_sessions=orphans["sessions"],
+        dangling_links=dangling + orphans["relations"],
+    )
+
+
+async def consolidate(
+    registry: Registry, caller: Caller, *, force: bool = False, trigger: Trigger = "api"
+) -> ConsolidateReport | Skipped:
+    """POST /v1/consolidate on the caller's checked-out branch, once per cooldown unless
+    forced."""
+    return await cooldowns.guarded(
+        registry,
+        caller.user_id,
+        "consolidate",
+        force=force,
+        trigger=trigger,
+        run=lambda: _consolidate(registry, caller),
+    )

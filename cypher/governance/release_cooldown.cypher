@@ -1,0 +1,7 @@
+// Gives a cooldown back after the operation that claimed it failed: its end returns to what it
+// was before, unless a later claim has moved it since.
+// params: user_id, op, claim (the failed claim's number), previous (or null)
+// returns: nothing
+MATCH (c:Cooldown {user_id: $user_id, op: $op})
+WHERE c.claims = $claim
+SET c.until = $previous
