@@ -72,6 +72,7 @@ class ConsolidateReport(BaseModel):
     pairs_compared: int
     contradictions: int
     confidence_lowered: int
+    confidence_restored: int
     orphan_entities: int
     orphan_sessions: int
     dangling_links: int

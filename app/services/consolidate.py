@@ -38,6 +38,7 @@ class Contradiction:
     kept: str
     lowered: str
     lowered_confidence: float
+    confidence_before: float  # what the lowered memory had before any contradiction
     found: contradictions.Disagreement
 
 
@@ -60,6 +61,8 @@ def judge(a: Row, b: Row, found: contradictions.Disagreement) -> Contradiction:
         kept=kept["memory_id"],
         lowered=lowered["memory_id"],
         lowered_confidence=lowered["initial_confidence"] * CONFIDENCE_FACTOR,
+        confidence_before=lowered.get("confidence_before_contradiction")
+        or lowered["initial_confidence"],
         found=found,
     )
 
@@ -112,6 +115,7 @@ async def _record(registry: Registry, scope: Scope, found: list[Contradiction]) 
             item.lowered,
             {
                 "initial_confidence": item.lowered_confidence,
+                "confidence_before_contradiction": item.confidence_before,
                 "contradicted_by": item.kept,
                 "contradicted_at": now,
             },
@@ -129,8 +133,10 @@ async def _record(registry: Registry, scope: Scope, found: list[Contradiction]) 
     return len(lowered)
 
 
-async def _unlink_dangling(registry: Registry, scope: Scope) -> int:
-    """Removes CONTRADICTS links whose other end is no longer active, in one change."""
+async def _repair(registry: Registry, scope: Scope) -> tuple[int, int]:
+    """In one change: removes CONTRADICTS links whose other end is no longer active, and gives
+    memories lowered in favour of a memory that is gone their confidence back. Returns
+    (links removed, memories restored)."""
     rows = await registry.graph.read(
         "governance/dangling_links", user_id=scope.user_id, branch=scope.branch
     )
@@ -140,14 +146,28 @@ async def _unlink_dangling(registry: Registry, scope: Scope) -> int:
         )
         for row in rows
     ]
-    if not links:
-        return 0
+    lowered = await registry.graph.read("governance/lowered_without_winner", **scope.params())
+    restored: list[tuple[str, dict[str, Any]]] = [
+        (
+            row["memory_id"],
+            {
+                "initial_confidence": row["confidence"],
+                "contradicted_by": None,
+                "contradicted_at": None,
+                "confidence_before_contradiction": None,
+            },
+        )
+        for row in lowered
+    ]
+    if not links and not restored:
+        return 0, 0
 
     async def work(tx: Tx) -> int:
         seq = await versions.open_change(tx, scope.user_id)
+        await versions.revise(tx, seq, scope.user_id, scope.branch, restored)
         return await versions.unlink(tx, seq, scope.user_id, scope.branch, links)
 
-    return await registry.graph.transaction(work)
+    return await registry.graph.transaction(work), len(restored)
 
 
 async def _consolidate(registry: Registry, caller: Caller) -> ConsolidateReport:
@@ -162,12 +182,13 @@ async def _consolidate(registry: Registry, caller: Caller) -> ConsolidateReport:
     # Segmenting and extracting from many texts is blocking work.
     found = await asyncio.to_thread(find, pairs)
     lowered = await _record(registry, scope, found) if found else 0
-    dangling = await _unlink_dangling(registry, scope)
+    dangling, restored = await _repair(registry, scope)
     [orphans] = await registry.graph.write("governance/orphans", user_id=scope.user_id)
     return ConsolidateReport(
         pairs_compared=len(pairs),
         contradictions=len(found),
         confidence_lowered=lowered,
+        confidence_restored=restored,
         orphan_entities=orphans["entities"],
         orphan_sessions=orphans["sessions"],
         dangling_links=dangling + orphans["relations"],

@@ -50,6 +50,13 @@ _TOKEN = re.compile(
     r"|(?P<word>[a-z0-9][a-z0-9_\-'.]*[a-z0-9_]|[a-z0-9])"
 )
 _MARKS = re.compile(r"[\ue000\ue001][a-z]+[\ue000\ue001]")
+# Where a clause turns to its circumstances (why, since when): what follows is not the claim.
+_CIRCUMSTANCE = re.compile(
+    r"\s(?:since|because|due to|as of|until)\b|自从|因为|由于", re.IGNORECASE
+)
+# "for ..." after a value says what the value is for ("8000 a minute for the launch").
+_PURPOSE_AFTER_VALUE = re.compile(r"\ue000[a-z]+\ue000[^\ue000]*?\s(for)\s", re.IGNORECASE)
+CLOSE_FRAME_WORDS = 5  # frames this long may differ by one word and still make one claim
 
 
 def _word_set(words: str) -> frozenset[str]:
@@ -58,7 +65,7 @@ def _word_set(words: str) -> frozenset[str]:
 
 # Words that carry no part of a claim (how it is said, when it was said, that it changed).
 _FILLER = _word_set(
-    """the a an this that these those it its our their we you i now currently actually still
+    """the a an s this that these those it its our their we you i now currently actually still
     update updated updates note notes correction fyi recently just already officially
     really is are was were be been being am does do did will would shall has have had of
     for to from on at by in as and then new latest raised increased decreased lowered
@@ -128,7 +135,11 @@ def _clause(text: str) -> Clause:
         held[marker] = (kind, value)
         return f" {marker} "
 
+    text = _CIRCUMSTANCE.split(text, maxsplit=1)[0]
     text = _VALUE.sub(lambda m: hold(_VALUE_MARK, m.lastgroup or "number", m.group()), text)
+    purpose = _PURPOSE_AFTER_VALUE.search(text)
+    if purpose:
+        text = text[: purpose.start(1)]
     # Names are found in the text as written (capitals mark English names), longest first so
     # that a phrase is taken before a name inside it.
     mentions = extract(_MARKS.sub(" ", text))
@@ -167,7 +178,11 @@ def _clause(text: str) -> Clause:
 
 
 def _same_claim(a: Clause, b: Clause) -> bool:
-    return bool(a.frame) and set(a.frame) == set(b.frame)
+    """The same words, or in long enough frames all but one."""
+    mine, theirs = set(a.frame), set(b.frame)
+    if not mine or not theirs:
+        return False
+    return mine == theirs or (len(mine | theirs) >= CLOSE_FRAME_WORDS and len(mine ^ theirs) <= 1)
 
 
 def _compare(a: Clause, b: Clause) -> Disagreement | None:

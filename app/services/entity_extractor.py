@@ -85,7 +85,9 @@ _GROUP_STOP = _words("the a an our your their this that my his her its same othe
 _PROPER_TAGS = {"nr": "person", "nrfg": "person", "nrt": "person", "ns": "place", "nt": "org"}
 _NOUN_TAGS = frozenset({"n", "nr", "nrfg", "nrt", "ns", "nt", "nz", "vn", "j", "ng"})
 _SINGLE_NOUN_TAGS = frozenset({"n", "nr", "nrfg", "nrt", "ns", "nt", "nz"})
-_PHRASE_LEAD_TAGS = frozenset({"v", "vn"})
+_PHRASE_LEAD_TAGS = frozenset({"v", "vn", "h", "zg"})  # a verb or a prefix (反)
+_NICKNAME_PREFIXES = frozenset({"小", "老", "阿"})
+_LOCATIVE = frozenset({"在", "于"})
 _CHINESE_TEAM_ENDINGS = ("团队", "小组", "部门", "组")
 _CHINESE_SERVICE_ENDINGS = ("服务", "系统", "平台", "数据库", "集群")
 _CHINESE_STOP = _words(
@@ -210,9 +212,38 @@ def _joins_nouns(tokens: list[tuple[int, str, str]], index: int, start: int) -> 
     return tokens[index][2] == "v" and tokens[index + 1][2] in _NOUN_TAGS
 
 
+def _nickname(tokens: list[tuple[int, str, str]]) -> list[tuple[int, str, str]]:
+    """小/老/阿 before a one-character surname is a name (小李, 老王): jieba splits it."""
+    joined: list[tuple[int, str, str]] = []
+    for token in tokens:
+        if (
+            joined
+            and joined[-1][1] in _NICKNAME_PREFIXES
+            and len(token[1]) == 1
+            and token[2] == "nr"
+        ):
+            joined[-1] = (joined[-1][0], joined[-1][1] + token[1], "nr")
+        else:
+            joined.append(token)
+    return joined
+
+
+def _suffix_spans(run: list[tuple[int, str, str]], inner: bool) -> Iterator[_Span]:
+    """A noun run and every suffix of it of two or more tokens (a suffix is inner)."""
+    for first in range(len(run) - 1):
+        part = run[first:]
+        word = "".join(token[1] for token in part)
+        if word not in _CHINESE_STOP and (first == 0 or part[0][2] in _NOUN_TAGS):
+            kind = _chinese_type(word, [token[2] for token in part])
+            yield _Span(part[0][0], part[0][0] + len(word), word, kind, inner=inner or first > 0)
+
+
 def _chinese_phrases(tokens: list[tuple[int, str, str]]) -> Iterator[_Span]:
-    """Proper nouns alone, and runs of nouns (optionally led by one verb: 支付 团队) with every
-    suffix of two or more tokens, so "领导计费团队" also yields "计费团队"."""
+    """Proper nouns alone, and runs of nouns (optionally led by one verb or prefix: 支付 团队,
+    反 欺诈 网关) with every suffix of two or more tokens, so "领导计费团队" also yields
+    "计费团队". A run right before 在/于 may end in a verb jieba tags as a noun (网关 部署 在):
+    it also yields the run without that last token."""
+    tokens = _nickname(tokens)
     index = 0
     while index < len(tokens):
         start = index
@@ -240,12 +271,9 @@ def _chinese_phrases(tokens: list[tuple[int, str, str]]) -> Iterator[_Span]:
         ):
             position, word, tag = run[0]
             yield _Span(position, position + len(word), word, _chinese_type(word, [tag]))
-        for first in range(len(run) - 1):
-            part = run[first:]
-            word = "".join(token[1] for token in part)
-            if word not in _CHINESE_STOP and (first == 0 or part[0][2] in _NOUN_TAGS):
-                kind = _chinese_type(word, [token[2] for token in part])
-                yield _Span(part[0][0], part[0][0] + len(word), word, kind, inner=first > 0)
+        yield from _suffix_spans(run, inner=False)
+        if end < len(tokens) and tokens[end][1] in _LOCATIVE and len(run) >= 3:
+            yield from _suffix_spans(run[:-1], inner=True)
         index = end
     for position, word, tag in tokens:
         if tag in _PROPER_TAGS and len(word) >= 2:
@@ -268,11 +296,12 @@ def _negated(text: str, span: _Span) -> bool:
 
 def _accept(taken: list[_Span], span: _Span) -> bool:
     """A span is kept unless it overlaps a kept one; an inner span (a package in its
-    name@version, a name or a shorter phrase in a Chinese noun phrase) may lie inside one."""
+    name@version, a name or a shorter phrase in a Chinese noun phrase) may lie inside one, and
+    overlap other inner spans."""
     for other in taken:
         if span.start < other.end and other.start < span.end:
             inside = other.start <= span.start and span.end <= other.end
-            if not (span.inner and inside):
+            if not (span.inner and (inside or other.inner)):
                 return False
     return True
 

@@ -13,6 +13,9 @@ RECENCY_DAYS = 30.0
 CONFIDENCE_FLOOR = 0.75
 RELATIVE_FLOOR = 0.5
 FEEDBACK_MIN, FEEDBACK_MAX = 0.5, 2.0
+# A memory consolidate found contradicted by a kept one (see consolidate) is likely outdated:
+# beyond its lowered confidence, it ranks below the one that was kept.
+CONTRADICTED = 0.6
 
 
 def cosine(index_score: float) -> float:
@@ -36,6 +39,7 @@ class Candidate:
     outdated: int = 0
     wrong: int = 0
     graph: float = 0.0  # what the graph stage says it is worth (see graph_stage), 0..1
+    contradicted: bool = False  # consolidate kept another memory that disagrees with it
 
 
 @dataclass(frozen=True)
@@ -103,6 +107,7 @@ def rank(
             "confidence": CONFIDENCE_FLOOR + (1 - CONFIDENCE_FLOOR) * candidate.confidence,
             "recency": 1.0 + RECENCY_BONUS * math.exp(-candidate.age_days / RECENCY_DAYS),
             "session": SESSION_BOOST if session_boost and candidate.same_session else 1.0,
+            "contradiction": CONTRADICTED if candidate.contradicted else 1.0,
         }
         score = math.prod(components.values())
         scored.append(Scored(candidate.memory_id, score, components))

@@ -41,6 +41,7 @@ def _candidate(
         irrelevant=memory.get("irrelevant") or 0,
         outdated=memory.get("outdated") or 0,
         wrong=memory.get("wrong") or 0,
+        contradicted=memory.get("contradicted_by") is not None,
     )
 
 

@@ -4,8 +4,9 @@
 // more than $hub_limit memories mention says too little to pair them; $max_pairs bounds the
 // work, most similar first.
 // params: user_id, branch, view_seq (or null), min_similarity, hub_limit, max_pairs
-// returns: a, b (maps: memory_id, content, trust_tier, initial_confidence, observed_at,
-//          created_at), shared (entity names), similarity
+// returns: a, b (maps: memory_id, content, trust_tier, initial_confidence,
+//          confidence_before_contradiction, observed_at, created_at), shared (entity names),
+//          similarity
 CYPHER 25
 MATCH (a:Memory {user_id: $user_id})-[:MENTIONS]->(e:Entity)
 WHERE a.is_active
@@ -24,6 +25,8 @@ WITH a, b, shared, vector.similarity.cosine(a.embedding, b.embedding) AS similar
 WHERE similarity >= $min_similarity
 ORDER BY similarity DESC
 LIMIT $max_pairs
-RETURN a {.memory_id, .content, .trust_tier, .initial_confidence, .observed_at, .created_at} AS a,
-       b {.memory_id, .content, .trust_tier, .initial_confidence, .observed_at, .created_at} AS b,
+RETURN a {.memory_id, .content, .trust_tier, .initial_confidence,
+          .confidence_before_contradiction, .observed_at, .created_at} AS a,
+       b {.memory_id, .content, .trust_tier, .initial_confidence,
+          .confidence_before_contradiction, .observed_at, .created_at} AS b,
        shared, similarity

@@ -179,3 +179,30 @@ async def test_the_eleventh_consolidate_within_a_minute_is_refused(
     # The candidates route is not in that class.
     response = await client.post("/v1/reflect/candidates", headers=limited.headers)
     assert response.status_code == 200
+
+
+async def test_when_the_kept_memory_goes_the_lowered_one_gets_its_confidence_back(
+    client: TestClientProtocol, user: User
+) -> None:
+    older = await store(
+        client,
+        user.headers,
+        "The nightly backup of orders-db starts at 01:00.",
+        observed_at=days_ago(3),
+    )
+    newer = await store(client, user.headers, "The nightly backup of orders-db starts at 03:00.")
+    await run(client, user.headers, "consolidate")
+    [lowered] = [
+        m
+        for m in await ranked(client, user.headers, "retrieve", "orders-db backup", min_score=0)
+        if m["memory_id"] == older["memory_id"]
+    ]
+    assert lowered["initial_confidence"] < 0.5
+
+    response = await client.delete(f"/v1/memories/{newer['memory_id']}", headers=user.headers)
+    assert response.status_code == 200
+    report = await run(client, user.headers, "consolidate")
+
+    assert report["confidence_restored"] == 1
+    [back] = await ranked(client, user.headers, "retrieve", "orders-db backup", min_score=0)
+    assert (back["memory_id"], back["initial_confidence"]) == (older["memory_id"], 0.95)

@@ -221,10 +221,12 @@ async def test_explain_verbose_reports_component_scores(
     results, ranking = body["results"], body["explain"]["ranking"]
     assert [row["memory_id"] for row in ranking] == ids(results)
     for row, result in zip(ranking, results, strict=True):
-        assert {"score", "relevance", "feedback", "confidence", "recency", "session"} <= set(row)
+        factors = {"relevance", "feedback", "confidence", "recency", "session", "contradiction"}
+        assert {"score", *factors} <= set(row)
         assert row["score"] == pytest.approx(result["retrieval_score"])
         product = row["relevance"] * row["feedback"] * row["confidence"]
-        assert row["score"] == pytest.approx(product * row["recency"] * row["session"])
+        product *= row["recency"] * row["session"] * row["contradiction"]
+        assert row["score"] == pytest.approx(product)
     top = ranking[0]
     assert top["text_score"] is not None and top["vector_score"] is not None
     assert results[0]["content"] == "Plays tennis with friends every Saturday"
