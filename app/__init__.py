@@ -1,4 +1,5 @@
-"""create_app(): the one composition root (registry, startup checks, scheduler, blueprints)."""
+"""create_app(): the one composition root (registry, startup checks, scheduler, task worker,
+blueprints)."""
 
 from __future__ import annotations
 
@@ -20,8 +21,10 @@ from app.api import (
     keys,
     memories,
     snapshots,
+    summaries,
 )
 from app.api import errors as http_errors
+from app.api import tasks as task_routes  # app.tasks, the worker, binds `tasks` in this package
 from app.api.bodies import JsonRequest
 from app.api.openapi import OpenApi
 from app.config import Settings
@@ -33,6 +36,7 @@ from app.migrations import ensure_vector_index
 from app.registry import Registry
 from app.scheduler import Scheduler
 from app.services import graph_walk
+from app.tasks import TaskWorker
 
 log = logging.getLogger(__name__)
 STARTUP_WAIT_S = 60
@@ -71,6 +75,7 @@ def create_app(settings: Settings | None = None, embedder: Embedder | None = Non
     app.extensions[context.EXTENSION] = registry
 
     scheduler = Scheduler(registry) if registry.settings.scheduler_enabled else None
+    worker = TaskWorker(registry) if registry.settings.task_worker_enabled else None
 
     for module in (
         health,
@@ -82,6 +87,8 @@ def create_app(settings: Settings | None = None, embedder: Embedder | None = Non
         feedback,
         entities,
         governance,
+        summaries,
+        task_routes,
     ):
         app.register_blueprint(module.blueprint)
     http_errors.register(app)
@@ -94,10 +101,14 @@ def create_app(settings: Settings | None = None, embedder: Embedder | None = Non
         await graph_walk.warm(registry)
         if scheduler is not None:
             await scheduler.start()
+        if worker is not None:
+            await worker.start()
         log.info("memory service %s ready", registry.instance_id)
 
     @app.after_serving
     async def stop() -> None:
+        if worker is not None:
+            await worker.stop()
         if scheduler is not None:
             await scheduler.stop()
         await registry.close()

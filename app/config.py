@@ -23,6 +23,7 @@ class Settings(BaseSettings):
     llm_base_url: str = "https://api.openai.com/v1"
     llm_model: str = "gpt-4o-mini"
     llm_timeout_s: float = 60.0
+    llm_max_retries: int = Field(default=2, ge=0, le=10)  # of a transient error (timeout, 429, 5xx)
     rate_limit_storage_uri: str = "memory://"
     rate_limits_enabled: bool = True
     max_body_bytes: int = 2 * 1024 * 1024
@@ -33,6 +34,14 @@ class Settings(BaseSettings):
     governance_cron: str = "0 4 * * *"
     scheduler_lease_s: int = 30
     safety_snapshots_kept: int = 20
+    # The task worker: how often it looks for tasks, how long a claim lasts without renewal
+    # (an instance that dies leaves its tasks to another after this), how many claims a task
+    # gets before it is failed, and how long finished tasks are kept.
+    task_worker_enabled: bool = True
+    task_poll_s: float = Field(default=1.0, gt=0)
+    task_lease_s: float = Field(default=30.0, gt=0)
+    task_max_attempts: int = Field(default=2, ge=1)
+    task_retention_h: float = Field(default=24.0, gt=0)
     # Governance expires working memories and tool results observed longer ago than these.
     working_memory_max_age_h: int = Field(default=24, ge=1)
     tool_result_max_age_h: int = Field(default=168, ge=1)

@@ -57,9 +57,13 @@ class Unavailable(DomainError):
 NO_LLM = "no LLM is configured"
 
 
-def no_llm(candidates_route: str) -> Unavailable:
-    """What an LLM feature answers without an LLM: where its LLM-free candidates are."""
-    return Unavailable(f'{NO_LLM}: use {{"mode": "candidates"}} or {candidates_route}')
+def no_llm(feature: str, candidates_route: str | None = None) -> Unavailable:
+    """What an LLM feature answers without an LLM, with its LLM-free candidates if it has any."""
+    if candidates_route is None:
+        return Unavailable(f"{NO_LLM} for {feature}: set LLM_API_KEY")
+    return Unavailable(
+        f'{NO_LLM} for {feature}: use {{"mode": "candidates"}} or {candidates_route}'
+    )
 
 
 STATUS_BY_ERROR: dict[type[DomainError], int] = {

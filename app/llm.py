@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any
 
@@ -9,17 +10,38 @@ import httpx
 
 from app.errors import Unavailable
 
+RETRY_BASE_S = 0.5  # the first retry waits this long, each next one twice as long
+TRANSIENT_STATUSES = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
+
 
 class LlmClient:
-    """Asks a chat-completions endpoint for a JSON object."""
+    """Asks a chat-completions endpoint for a JSON object, retrying transient failures (a
+    timeout, a connection error, 429 or a 5xx) up to `max_retries` times."""
 
-    def __init__(self, base_url: str, api_key: str, model: str, timeout_s: float = 60.0) -> None:
+    def __init__(
+        self, base_url: str, api_key: str, model: str, timeout_s: float = 60.0, max_retries: int = 2
+    ) -> None:
         self._client = httpx.AsyncClient(
             base_url=base_url.rstrip("/"),
             headers={"Authorization": f"Bearer {api_key}"},
             timeout=timeout_s,
         )
         self._model = model
+        self._max_retries = max_retries
+
+    async def _post(self, body: dict[str, Any]) -> httpx.Response:
+        for attempt in range(self._max_retries + 1):
+            last = attempt == self._max_retries
+            try:
+                response = await self._client.post("/chat/completions", json=body)
+            except (httpx.TimeoutException, httpx.TransportError) as error:
+                if last:
+                    raise Unavailable(f"the LLM did not answer: {type(error).__name__}") from error
+            else:
+                if response.status_code not in TRANSIENT_STATUSES or last:
+                    return response
+            await asyncio.sleep(RETRY_BASE_S * 2**attempt)
+        raise AssertionError("unreachable")  # the last attempt returns or raises
 
     async def complete_json(self, system: str, user: str) -> dict[str, Any]:
         """The model's answer parsed as a JSON object; Unavailable when it cannot be had."""
@@ -32,8 +54,8 @@ class LlmClient:
             "temperature": 0,
             "response_format": {"type": "json_object"},
         }
+        response = await self._post(body)
         try:
-            response = await self._client.post("/chat/completions", json=body)
             response.raise_for_status()
             content = response.json()["choices"][0]["message"]["content"]
             parsed = json.loads(content)

@@ -37,6 +37,7 @@ class Registry:
                 settings.llm_api_key.get_secret_value(),
                 settings.llm_model,
                 settings.llm_timeout_s,
+                settings.llm_max_retries,
             )
             if settings.llm_enabled
             else None

@@ -28,7 +28,7 @@ async def extract(
     if request.mode == "candidates":
         return await entities.candidates(registry, caller, request.limit, request.branch)
     if registry.llm is None:
-        raise no_llm("/v1/extract-entities/candidates")
+        raise no_llm("entity extraction", "/v1/extract-entities/candidates")
     scope = await scope_for(registry, caller, request.branch)
     rows = await registry.graph.read("entities/unprocessed", **scope.params(), limit=request.limit)
     if not rows:

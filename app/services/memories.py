@@ -31,13 +31,14 @@ from app.services.versions import Link
 
 AUTO = "auto"  # the source of the entity links extracted on every write
 CORRECTION_TIER = "T2"
+NOT_EMBEDDED = ""  # the embedding model of a memory stored without an embedding on purpose
 MIN_CORRECTION_COSINE = 0.3
 
 
 def memory_props(
     scope: Scope,
     item: NewMemory,
-    embedding: list[float],
+    embedding: list[float] | None,
     model_id: str,
     *,
     trust_tier: str | None = None,
@@ -156,12 +157,25 @@ async def store_batch(
 
 
 async def store_derived(
-    registry: Registry, scope: Scope, item: NewMemory, sources: list[str], trust_tier: str
+    registry: Registry,
+    scope: Scope,
+    item: NewMemory,
+    sources: list[str],
+    trust_tier: str,
+    *,
+    embed: bool = True,
 ) -> tuple[Memory, bool]:
     """Stores a memory made from others (an insight, a summary), linked DERIVED_FROM each
-    source in the same change; (memory, False) when an identical active one already exists."""
-    [embedding], mentions = await _understand(registry, [item.content])
-    props = memory_props(scope, item, embedding, registry.embedder.model_id, trust_tier=trust_tier)
+    source in the same change; (memory, False) when an identical active one already exists.
+    Without `embed` it has no embedding: vector search and retrieval do not see it."""
+    if embed:
+        [embedding], mentions = await _understand(registry, [item.content])
+        props = memory_props(
+            scope, item, embedding, registry.embedder.model_id, trust_tier=trust_tier
+        )
+    else:
+        mentions = await entities.extract_all([item.content])
+        props = memory_props(scope, item, None, NOT_EMBEDDED, trust_tier=trust_tier)
 
     async def work(tx: Tx) -> tuple[Row, bool]:
         seq = await versions.open_change(tx, scope.user_id)

@@ -175,7 +175,7 @@ async def reflect(
         return await candidates(registry, caller, request.limit)
     llm = registry.llm
     if llm is None:
-        raise no_llm("/v1/reflect/candidates")
+        raise no_llm("reflect", "/v1/reflect/candidates")
     return await cooldowns.guarded(
         registry,
         caller.user_id,

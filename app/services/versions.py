@@ -61,7 +61,7 @@ async def open_change(tx: Tx, user_id: str, counts: dict[str, int] | None = None
 async def create(
     tx: Tx, seq: int, memories: list[dict[str, Any]], links: Sequence[Link] = ()
 ) -> list[Row]:
-    """Creates memories (property maps with their `embedding`) as current nodes of change
+    """Creates memories (property maps with their `embedding`, or None) as current nodes of change
     `seq`, linked to their sessions and with their first `links` (outgoing, to nodes by
     element id); returns them in order."""
     by_memory: dict[str, list[dict[str, Any]]] = {}
@@ -76,7 +76,9 @@ async def create(
         memories=[
             {
                 "props": {key: value for key, value in props.items() if key != "embedding"},
-                "embedding": packed_vector(props["embedding"]),
+                "embedding": None
+                if props["embedding"] is None
+                else packed_vector(props["embedding"]),
                 "links": by_memory.get(props["memory_id"], []),
             }
             for props in memories

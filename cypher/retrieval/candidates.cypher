@@ -42,7 +42,8 @@ CALL () {
   CALL db.index.fulltext.queryNodes('memory_content', lucene, {limit: $text_k + $shadows})
     YIELD node, score
   WITH node AS m, score
-  WHERE m.user_id = $user_id AND m.is_active
+  // A memory stored without an embedding (embedding_model '') is for full-text search only.
+  WHERE m.user_id = $user_id AND m.is_active AND coalesce(m.embedding_model, '?') <> ''
     AND (m.branch = $branch
          OR m.branch = 'main' AND m.created_seq <= $view_seq
             AND NOT EXISTS { (:Memory {memory_id: m.memory_id, branch: $branch}) })

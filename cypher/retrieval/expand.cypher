@@ -31,6 +31,7 @@ MATCH p = ANY SHORTEST (seed)
   ((from)-[link:MENTIONS|RELATES_TO WHERE link.negated IS NULL OR NOT link.negated]-(to WHERE
      (to:Entity AND COUNT { (to)<-[:MENTIONS]-() } <= $hub_limit)
      OR (to:Memory AND to.user_id = $user_id AND to.is_active AND to.memory_id <> seed_memory
+         AND coalesce(to.embedding_model, '?') <> ''  // no embedding: full-text search only
          AND (to.branch = $branch OR to.branch = 'main' AND to.created_seq <= $view_seq)))
   ){1,7}
   (found:Memory)

@@ -3,7 +3,8 @@
 // duplicates aside (see memories/active_duplicates).
 // params: seq, seq_text (seq as the full-text index holds it), memories (list of
 //         {props, embedding, links}: props a property map with memory_id,
-//         user_id, branch, fingerprint, session_id and meta_* keys; embedding a float32 vector;
+//         user_id, branch, fingerprint, session_id and meta_* keys; embedding a float32 vector
+//         or null (a memory stored without one);
 //         links a list of {type, target_node (element id), props} from the memory)
 // returns: memory (map without embedding, timestamps as ISO strings), in input order
 CYPHER 25

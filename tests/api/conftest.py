@@ -8,10 +8,11 @@ from collections.abc import AsyncIterator, Iterator
 import pytest
 import pytest_asyncio
 from quart import Quart
+from quart.testing.app import TestApp
 
 from app import create_app
 from app.embedder import SentenceTransformerEmbedder
-from tests.conftest import make_settings
+from tests.conftest import STARTUP_TIMEOUT_S, make_settings
 from tests.support.fake_llm import FakeLlm
 
 
@@ -33,7 +34,7 @@ async def llm_app(fake_llm: FakeLlm, embedder: SentenceTransformerEmbedder) -> A
         instance_id="llm",
     )
     service = create_app(settings, embedder=embedder)
-    async with service.test_app():
+    async with TestApp(service, startup_timeout=STARTUP_TIMEOUT_S):
         yield service
 
 

@@ -147,7 +147,7 @@ async def test_observe_with_an_unusable_llm_answer_is_503_and_stores_nothing(
         "/v1/observe", json={"messages": CONVERSATION}, headers=owner.headers
     )
     await error_detail(response, 503)
-    assert len(llm.requests) == 1
+    assert len(llm.requests) == (3 if status >= 500 else 1)  # a 5xx is retried twice
     assert await list_all(client, owner.headers) == []
 
 

@@ -97,7 +97,7 @@ async def test_request_bodies_are_required_except_where_defaults_do(
         if "requestBody" in operation
     }
     # No body means: tune automatically; extract, reflect (or list candidates) with the
-    # defaults; run governance, consolidate or reflect unforced.
+    # defaults; run governance, consolidate or reflect unforced; summarise in full, as a task.
     for optional in (
         "POST /v1/retrieval-params/tune",
         "POST /v1/extract-entities",
@@ -106,6 +106,7 @@ async def test_request_bodies_are_required_except_where_defaults_do(
         "POST /v1/consolidate",
         "POST /v1/reflect",
         "POST /v1/reflect/candidates",
+        "POST /v1/sessions/{session_id}/summary",
     ):
         assert bodies.pop(optional) is False
     assert bodies and all(bodies.values())

@@ -7,8 +7,10 @@ the service that calls it. No model is involved: the canned answer is what the t
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
+import time
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -29,11 +31,13 @@ class FakeLlm:
 
     `reply` is the assistant message content: a dict or list is sent as its JSON text, a str
     as it is (so a test can send garbage). `status` other than 200 answers with an error body.
+    `delay_s` holds every answer back that long (a slow or timing-out LLM).
     """
 
     def __init__(self) -> None:
         self.reply: Any = {"facts": []}
         self.status = 200
+        self.delay_s = 0.0
         self.requests: list[Recorded] = []
         self._lock = threading.Lock()
         self._server: ThreadingHTTPServer | None = None
@@ -63,7 +67,9 @@ class FakeLlm:
                     fake.requests.append(
                         Recorded("POST", self.path, dict(self.headers.items()), body)
                     )
-                    reply, status = fake.reply, fake.status
+                    reply, status, delay_s = fake.reply, fake.status, fake.delay_s
+                if delay_s:
+                    time.sleep(delay_s)
                 if self.path.rstrip("/") != "/v1/chat/completions":
                     self._send(404, {"error": {"message": f"no route {self.path}"}})
                 elif status != 200:
@@ -79,7 +85,9 @@ class FakeLlm:
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(data)))
                 self.end_headers()
-                self.wfile.write(data)
+                # A client that gave up waiting (a timeout test) has closed the connection.
+                with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+                    self.wfile.write(data)
 
             def log_message(self, format: str, *args: Any) -> None:  # quiet
                 return
@@ -104,7 +112,7 @@ class FakeLlm:
     def clear(self) -> None:
         with self._lock:
             self.requests.clear()
-        self.reply, self.status = {"facts": []}, 200
+        self.reply, self.status, self.delay_s = {"facts": []}, 200, 0.0
 
 
 def completion(content: str, model: str) -> dict[str, Any]:

@@ -1,0 +1,39 @@
+// Reserves a summary of a session of a user's branch as a new task, when the session has
+// memories to summarise and, for a lightweight summary, fewer than $max_lightweight lightweight
+// summaries stored or in progress. The SET on the session takes its lock first, so concurrent
+// requests for one session count each other's tasks. A branch reads its own memories and
+// main's it has no node of (see scope.Scope).
+// params: user_id, branch, view_seq (or null), session_id, mode, max_lightweight, task_id,
+//         params (JSON text), holder (the claiming instance, or null), lease_s
+// returns: sources (memories to summarise), lightweight (stored or in progress), accepted
+//          (no row when the user has no such session)
+MATCH (s:Session {user_id: $user_id, id: $session_id})
+SET s.summary_requests = coalesce(s.summary_requests, 0) + 1
+WITH s
+CALL (s) {
+  MATCH (m:Memory)-[:IN_SESSION]->(s)
+  WHERE m.is_active
+    AND (m.branch = $branch
+         OR m.branch = 'main' AND m.created_seq <= $view_seq
+            AND NOT EXISTS { (:Memory {memory_id: m.memory_id, branch: $branch}) })
+  RETURN count(CASE WHEN m.memory_type <> 'episodic' THEN 1 END) AS sources,
+         count(CASE WHEN m.meta_summary = 'lightweight' THEN 1 END) AS stored
+}
+CALL () {
+  MATCH (t:Task {user_id: $user_id, session_id: $session_id})
+  WHERE t.status = 'processing' AND t.mode = 'lightweight' AND t.branch = $branch
+  RETURN count(t) AS pending
+}
+WITH sources, stored + pending AS lightweight
+WITH sources, lightweight,
+     sources > 0 AND ($mode <> 'lightweight' OR lightweight < $max_lightweight) AS accepted
+CALL (accepted) {
+  WITH accepted WHERE accepted
+  CREATE (:Task {task_id: $task_id, user_id: $user_id, kind: 'summary', status: 'processing',
+                 branch: $branch, session_id: $session_id, mode: $mode, params: $params,
+                 claimed_by: $holder, attempts: CASE WHEN $holder IS NULL THEN 0 ELSE 1 END,
+                 lease_until: CASE WHEN $holder IS NULL THEN null
+                                   ELSE datetime() + duration({seconds: $lease_s}) END,
+                 created_at: datetime(), updated_at: datetime()})
+}
+RETURN sources, lightweight, accepted

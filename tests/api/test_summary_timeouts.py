@@ -1,0 +1,51 @@
+"""Session summaries when the LLM is too slow: a sync request is 503 and a task fails, both
+with the reason. In a module of its own, so that no patient instance's worker takes the task."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import pytest_asyncio
+from quart import Quart
+from quart.testing.app import TestApp
+
+from app import create_app
+from app.embedder import SentenceTransformerEmbedder
+from tests.conftest import STARTUP_TIMEOUT_S, create_user, make_settings
+from tests.support.fake_llm import FakeLlm
+from tests.support.http import error_detail
+from tests.support.summaries import FULL, finished, session, summarize
+
+
+@pytest_asyncio.fixture(loop_scope="session")
+async def impatient_app(
+    fake_llm: FakeLlm, embedder: SentenceTransformerEmbedder
+) -> AsyncIterator[Quart]:
+    """An app that waits half a second for the LLM and retries once."""
+    settings = make_settings(
+        llm_api_key="test",
+        llm_base_url=fake_llm.base_url,
+        llm_timeout_s=0.5,
+        llm_max_retries=1,
+        instance_id="impatient",
+    )
+    service = create_app(settings, embedder=embedder)
+    async with TestApp(service, startup_timeout=STARTUP_TIMEOUT_S):
+        yield service
+
+
+async def test_an_llm_that_times_out_gives_a_failed_task_and_a_sync_503(
+    impatient_app: Quart, llm: FakeLlm
+) -> None:
+    client = impatient_app.test_client()
+    user = await create_user(client, "summary")
+    await session(client, user)
+    llm.reply = FULL
+    llm.delay_s = 1.5
+
+    detail = await error_detail(await summarize(client, user, sync=True), 503)
+    assert "did not answer" in detail
+    accepted = await (await summarize(client, user)).get_json()
+    task = await finished(client, user, accepted["task_id"])
+    assert task["status"] == "failed" and "did not answer" in task["error"]
+    llm.delay_s = 0.0
