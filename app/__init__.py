@@ -20,6 +20,7 @@ from app.api import (
     health,
     keys,
     memories,
+    plugins,
     snapshots,
     summaries,
 )
@@ -89,6 +90,7 @@ def create_app(settings: Settings | None = None, embedder: Embedder | None = Non
         governance,
         summaries,
         task_routes,
+        plugins,
     ):
         app.register_blueprint(module.blueprint)
     http_errors.register(app)

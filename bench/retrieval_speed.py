@@ -43,7 +43,7 @@ from data.corpus import memory_texts, queries
 from app.embedder import SentenceTransformerEmbedder
 from app.graph import Graph
 from app.services import retrieval
-from app.services.identity import fingerprint, new_memory_id
+from app.services.identity import fingerprint, time_ordered_id
 from app.services.scope import MAIN, Scope
 
 USER_MEMORIES = 10_000
@@ -129,7 +129,7 @@ async def build(uri: str, embedder: SentenceTransformerEmbedder, run_id: str) ->
                 users.append({"id": user_id, "seq": 1})
                 rows += [
                     {
-                        "memory_id": new_memory_id(),
+                        "memory_id": time_ordered_id(),
                         "user_id": user_id,
                         "content": content,
                         "fingerprint": fingerprint("semantic", None, content),

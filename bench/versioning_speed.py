@@ -50,7 +50,7 @@ from app.graph import load_queries
 from app.models.memories import CorrectById, DeleteQuery, RetrieveRequest
 from app.registry import Registry
 from app.services import branches, memories, retrieval, snapshots
-from app.services.identity import fingerprint, new_memory_id
+from app.services.identity import fingerprint, time_ordered_id
 from app.services.scope import Caller
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -149,7 +149,7 @@ async def insert(
             text = content(rng, n)
             rows.append(
                 {
-                    "memory_id": new_memory_id(),
+                    "memory_id": time_ordered_id(),
                     "user_id": user_id,
                     "branch": "main",
                     "content": text,

@@ -25,6 +25,7 @@ from app.services import (
     cooldowns,
     entity_llm,
     feedback,
+    plugin_effects,
     reflect,
     snapshots,
     versions,
@@ -40,14 +41,12 @@ COLLECTABLE_AFTER_H = 24
 USERS_PAGE = 200
 
 
-def _quarantine(confidence_now: float) -> dict[str, Any]:
+def _quarantine(confidence_now: float, threshold: float) -> dict[str, Any]:
     return {
         "is_active": False,
         "quarantined": True,
         "quarantined_at": datetime.now(UTC),
-        "quarantine_reason": (
-            f"decayed confidence {confidence_now:.3f} is under {QUARANTINE_BELOW}"
-        ),
+        "quarantine_reason": (f"decayed confidence {confidence_now:.3f} is under {threshold}"),
     }
 
 
@@ -55,12 +54,17 @@ async def _clean(registry: Registry, scope: Scope) -> tuple[int, int, int, str |
     """Quarantines, expires and retires in one change after a safety snapshot (only when there
     is something to do): (quarantined, expired, collectable, snapshot name)."""
     settings = registry.settings
+    plan = await plugin_effects.effect(registry, "governance", scope.user_id)
+    threshold = QUARANTINE_BELOW
+    if plan is not None and plan.config.governance is not None:
+        declared = plan.config.governance.quarantine_below
+        threshold = threshold if declared is None else declared
 
     async def stale(tx: Tx) -> tuple[list[Any], list[str], list[str]]:
         [found] = await tx.run(
             "governance/stale",
             **scope.params(),
-            threshold=QUARANTINE_BELOW,
+            threshold=threshold,
             decay_days={tier: t.decay_days for tier, t in confidence.TIERS.items()},
             expire_hours={
                 "working": settings.working_memory_max_age_h,
@@ -84,7 +88,7 @@ async def _clean(registry: Registry, scope: Scope) -> tuple[int, int, int, str |
             "governance: quarantine and clean-up",
             settings.safety_snapshots_kept,
         )
-        changes = [(row["memory_id"], _quarantine(row["confidence"])) for row in low]
+        changes = [(row["memory_id"], _quarantine(row["confidence"], threshold)) for row in low]
         changes += [(memory_id, deletion("expired")) for memory_id in expired]
         await versions.revise(tx, seq, scope.user_id, scope.branch, changes)
         retired = await versions.retire(tx, seq, scope.user_id, scope.branch, collectable)

@@ -54,6 +54,7 @@ class Walk:
 
     keys: list[str]
     residual: asyncio.Future[list[float]] | None
+    config: graph_stage.GraphConfig = GRAPH
 
     async def expand(
         self,
@@ -62,6 +63,7 @@ class Walk:
         vector: list[float],
         candidates: list[ranking.Candidate],
         memory_types: Sequence[str] | None,
+        weights: ranking.Weights = ranking.DEFAULT_WEIGHTS,
     ) -> Expansion | None:
         """Walks from the query's entities and the best candidates' entities in one round trip
         and scores what it reached; None when there is nothing to start from."""
@@ -70,13 +72,14 @@ class Walk:
                 self.residual.cancel()
             return None
         judge = await self.residual if self.residual is not None else vector
-        relevance = ranking.relevances(candidates)
+        relevance = ranking.relevances(candidates, weights)
         best = max(relevance.values(), default=0.0)
-        seeds = sorted(relevance, key=lambda key: -relevance[key])[: GRAPH.seed_memories]
+        config = self.config
+        seeds = sorted(relevance, key=lambda key: -relevance[key])[: config.seed_memories]
         rows = await registry.graph.read_within(
             "retrieval/expand",
-            GRAPH.time_limit_s,
-            **_walk_params(scope, self.keys, seeds, vector, judge),
+            config.time_limit_s,
+            **_walk_params(config, scope, self.keys, seeds, vector, judge),
         )
         if rows is None:
             return Expansion(keys=self.keys, rows=[], hits={}, timed_out=True)
@@ -98,7 +101,7 @@ class Walk:
             for path in found["paths"]
         ]
         strength = {key: relevance[key] / best for key in seeds} if best > 0 else {}
-        hits = graph_stage.score(paths, similarity, strength, best, GRAPH)
+        hits = graph_stage.score(paths, similarity, strength, best, config)
         rows = [
             {"memory": row["memory"], "vector_score": row["similarity"], "text_score": None}
             for row in found["memories"]
@@ -109,7 +112,12 @@ class Walk:
 
 
 def _walk_params(
-    scope: Scope, keys: list[str], seeds: list[str], vector: list[float], judge: list[float]
+    config: graph_stage.GraphConfig,
+    scope: Scope,
+    keys: list[str],
+    seeds: list[str],
+    vector: list[float],
+    judge: list[float],
 ) -> dict[str, Any]:
     return {
         **scope.params(),
@@ -118,9 +126,9 @@ def _walk_params(
         "seed_memories": seeds,
         "vector": packed_vector(vector),
         "residual": packed_vector(judge),
-        "hub_limit": GRAPH.hub_limit,
-        "max_memories": GRAPH.max_hops + 1,
-        "max_paths": GRAPH.max_paths,
+        "hub_limit": config.hub_limit,
+        "max_memories": config.max_hops + 1,
+        "max_paths": config.max_paths,
     }
 
 
@@ -130,11 +138,11 @@ async def warm(registry: Registry) -> None:
     otherwise answer without the graph."""
     nothing = [0.0] * registry.embedder.dimensions
     await registry.graph.read(
-        "retrieval/expand", **_walk_params(Scope("", MAIN), [], [], nothing, nothing)
+        "retrieval/expand", **_walk_params(GRAPH, Scope("", MAIN), [], [], nothing, nothing)
     )
 
 
-def start(registry: Registry, query: str) -> Walk:
+def start(registry: Registry, query: str, config: graph_stage.GraphConfig = GRAPH) -> Walk:
     """Picks the query's entities and queues the query without their names for encoding (it
     judges what the walk reaches, so a memory is not relevant just for naming the seed);
     queued before the query itself, the two share one model call."""
@@ -142,7 +150,7 @@ def start(registry: Registry, query: str) -> Walk:
     residual_text = graph_stage.residual(query, [mention.name for mention in mentions])
     residual = (
         asyncio.ensure_future(registry.embedder.encode_query(residual_text))
-        if GRAPH.residual and mentions and residual_text
+        if config.residual and mentions and residual_text
         else None
     )
-    return Walk(keys=[m.key for m in mentions if not m.negated], residual=residual)
+    return Walk(keys=[m.key for m in mentions if not m.negated], residual=residual, config=config)

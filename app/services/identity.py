@@ -1,4 +1,5 @@
-"""Memory identity: time-ordered memory ids and the fingerprint that spots exact duplicates."""
+"""Identity: time-ordered ids (memories, audit events) and the fingerprint that spots exact
+duplicate memories."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ COUNTER_BITS = 12  # rand_a of RFC 9562 used as a counter within one millisecond
 _last_stamp = (0, 0)  # (millis, counter) of the last id this process issued
 
 
-def new_memory_id() -> str:
+def time_ordered_id() -> str:
     """A UUIDv7 as 32 lowercase hex: time-ordered, so id order is creation order.
 
     Within one millisecond the 12-bit rand_a field counts up (RFC 9562, method 1), so ids

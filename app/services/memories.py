@@ -24,7 +24,7 @@ from app.pagination import decode_cursor, page_of
 from app.registry import Registry
 from app.services import confidence, entities, ranking, snapshots, versions
 from app.services.entity_extractor import Mention
-from app.services.identity import fingerprint, new_memory_id
+from app.services.identity import fingerprint, time_ordered_id
 from app.services.memory_view import active_memory, metadata, metadata_props, to_memory
 from app.services.scope import Caller, Scope, scope_for
 from app.services.versions import Link
@@ -47,7 +47,7 @@ def memory_props(
     """The node properties of a new memory (metadata as one meta_<key> property per key)."""
     tier = trust_tier or item.trust_tier
     return {
-        "memory_id": new_memory_id(),
+        "memory_id": time_ordered_id(),
         "user_id": scope.user_id,
         "branch": scope.branch,
         "content": item.content,

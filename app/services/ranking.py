@@ -5,17 +5,25 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-VECTOR_WEIGHT = 0.7
-TEXT_WEIGHT = 1.0 - VECTOR_WEIGHT
-SESSION_BOOST = 1.15
-RECENCY_BONUS = 0.05
 RECENCY_DAYS = 30.0
-CONFIDENCE_FLOOR = 0.75
 RELATIVE_FLOOR = 0.5
 FEEDBACK_MIN, FEEDBACK_MAX = 0.5, 2.0
 # A memory consolidate found contradicted by a kept one (see consolidate) is likely outdated:
 # beyond its lowered confidence, it ranks below the one that was kept.
 CONTRADICTED = 0.6
+
+
+@dataclass(frozen=True)
+class Weights:
+    """The ranking's knobs (a `retrieval.rerank` plugin may set them, see plugin_effects)."""
+
+    vector_weight: float = 0.7  # the vector share of relevance; full text has the rest
+    session_boost: float = 1.15
+    recency_bonus: float = 0.05
+    confidence_floor: float = 0.75  # what confidence 0 keeps of a score
+
+
+DEFAULT_WEIGHTS = Weights()
 
 
 def cosine(index_score: float) -> float:
@@ -58,7 +66,11 @@ def feedback_multiplier(
 
 
 def relevance(
-    cosine: float | None, text_score: float | None, best_text: float, text_coverage: float
+    cosine: float | None,
+    text_score: float | None,
+    best_text: float,
+    text_coverage: float,
+    vector_weight: float = DEFAULT_WEIGHTS.vector_weight,
 ) -> float:
     """Convex mix of cosine similarity and the text score normalised by the best text score.
 
@@ -68,14 +80,16 @@ def relevance(
     """
     vector_part = max(0.0, cosine) if cosine is not None else 0.0
     text_part = (text_score / best_text) if text_score and best_text > 0 else 0.0
-    return VECTOR_WEIGHT * vector_part + TEXT_WEIGHT * text_part * text_coverage
+    return vector_weight * vector_part + (1.0 - vector_weight) * text_part * text_coverage
 
 
-def relevances(candidates: list[Candidate]) -> dict[str, float]:
+def relevances(candidates: list[Candidate], weights: Weights = DEFAULT_WEIGHTS) -> dict[str, float]:
     """Each candidate's first-stage relevance (see relevance), by memory id."""
     best_text = max((c.text_score or 0.0 for c in candidates), default=0.0)
     return {
-        c.memory_id: relevance(c.cosine, c.text_score, best_text, c.text_coverage)
+        c.memory_id: relevance(
+            c.cosine, c.text_score, best_text, c.text_coverage, weights.vector_weight
+        )
         for c in candidates
     }
 
@@ -87,12 +101,13 @@ def rank(
     session_boost: bool,
     top_k: int,
     min_score: float | None = None,
+    weights: Weights = DEFAULT_WEIGHTS,
 ) -> list[Scored]:
     """Best first; candidates under the relevance floor are dropped rather than padded in.
 
     Without `min_score` the floor is half the best score; with it, the floor is `min_score`.
     """
-    first_stage = relevances(candidates)
+    first_stage = relevances(candidates, weights)
     scored = []
     for candidate in candidates:
         components = {
@@ -104,9 +119,10 @@ def rank(
                 candidate.outdated,
                 candidate.wrong,
             ),
-            "confidence": CONFIDENCE_FLOOR + (1 - CONFIDENCE_FLOOR) * candidate.confidence,
-            "recency": 1.0 + RECENCY_BONUS * math.exp(-candidate.age_days / RECENCY_DAYS),
-            "session": SESSION_BOOST if session_boost and candidate.same_session else 1.0,
+            "confidence": weights.confidence_floor
+            + (1 - weights.confidence_floor) * candidate.confidence,
+            "recency": 1.0 + weights.recency_bonus * math.exp(-candidate.age_days / RECENCY_DAYS),
+            "session": weights.session_boost if session_boost and candidate.same_session else 1.0,
             "contradiction": CONTRADICTED if candidate.contradicted else 1.0,
         }
         score = math.prod(components.values())

@@ -10,7 +10,7 @@ from app.graph import packed_vector
 from app.models.feedback import FEEDBACK_WEIGHT_DEFAULT
 from app.models.memories import Explain, FulltextRequest, Memory, RetrieveRequest
 from app.registry import Registry
-from app.services import confidence, graph_walk, ranking
+from app.services import confidence, graph_walk, plugin_effects, ranking
 from app.services.memory_view import current_confidence, metadata_props, to_memory
 from app.services.query_text import content_words, coverage, lucene_query
 from app.services.scope import Caller, scope_for
@@ -56,10 +56,12 @@ async def hybrid(
     started = time.perf_counter()
     scope = await scope_for(registry, caller, request.branch)
     top_k = request.top_k or DEFAULT_TOP_K[mode]
+    plugin = await plugin_effects.effect(registry, "retrieval", scope.user_id)
+    weights, graph_config = plugin_effects.retrieval_settings(plugin)
     # The walk's residual query is queued first, so that one model call encodes both.
     walk = (
-        graph_walk.start(registry, request.query)
-        if request.graph and graph_walk.GRAPH.enabled
+        graph_walk.start(registry, request.query, graph_config)
+        if request.graph and graph_config.enabled
         else None
     )
     vector = await registry.embedder.encode_query(request.query)
@@ -91,7 +93,7 @@ async def hybrid(
     query_words = content_words(request.query)
     candidates = [_candidate(row, query_words, session_id, now) for row in rows]
     expansion = (
-        await walk.expand(registry, scope, vector, candidates, request.memory_types)
+        await walk.expand(registry, scope, vector, candidates, request.memory_types, weights)
         if walk
         else None
     )
@@ -109,6 +111,7 @@ async def hybrid(
         session_boost=mode == "retrieve",
         top_k=top_k,
         min_score=request.min_score,
+        weights=weights,
     )
     by_id = {row["memory"]["memory_id"]: row["memory"] for row in rows}
     results = [to_memory(by_id[item.memory_id], item.score) for item in ranked]
@@ -132,6 +135,7 @@ async def hybrid(
             weight=weight,
             profile=profile,
             expansion=expansion,
+            plugin=plugin.plugin if plugin else None,
         ),
     }
 
@@ -146,6 +150,7 @@ def _explain(
     weight: float,
     profile: dict[str, Any] | None,
     expansion: graph_walk.Expansion | None,
+    plugin: str | None,
 ) -> dict[str, Any]:
     report: dict[str, Any] = {
         "level": level if isinstance(level, str) else "timing",
@@ -155,6 +160,7 @@ def _explain(
         "text_hits": sum(1 for row in rows if row["text_score"] is not None),
         "feedback_weight": weight,
         "graph": expansion.summary() if expansion else None,
+        "plugin": plugin,  # the retrieval plugin in effect for the user (key@version)
     }
     if level in ("verbose", "analyze"):
         raw = {row["memory"]["memory_id"]: row for row in rows}

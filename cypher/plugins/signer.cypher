@@ -1,0 +1,5 @@
+// One trusted signer.
+// params: name
+// returns: public_key (no row for an unknown signer)
+MATCH (s:PluginSigner {name: $name})
+RETURN s.public_key AS public_key
