@@ -25,4 +25,4 @@ fi
 
 port=${PORT:-8000}
 echo "memory service: http://127.0.0.1:$port (OpenAPI at /openapi.json)"
-.venv/bin/hypercorn "app:create_app()" --bind "127.0.0.1:$port" --graceful-timeout 10
+.venv/bin/memory-service serve --port "$port"

@@ -24,7 +24,7 @@ from tests.conftest import User, make_settings
 from tests.support.feedback import give_feedback
 from tests.support.memories import store
 from tests.support.neo4j_direct import neo4j_driver, query
-from tests.support.service_process import ServiceProcess, start_service
+from tests.support.service_process import start_service, wait_for
 
 __all__ = ["neo4j_driver"]
 
@@ -247,17 +247,6 @@ def _instance(run: dict[str, Any]) -> str:
     return str(run["claimed_by"]).split("#", 1)[0]
 
 
-async def _wait_for(what: str, check: Any, timeout_s: float, services: list[ServiceProcess]) -> Any:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        value = await check()
-        if value:
-            return value
-        await asyncio.sleep(0.2)
-    logs = "\n\n".join(f"--- {s.instance_id}\n{s.log_tail()}" for s in services)
-    raise AssertionError(f"timed out waiting for {what}\n{logs}")
-
-
 def _consecutive(runs: list[dict[str, Any]]) -> bool:
     times = [run["scheduled_for"] for run in runs]
     return all(b - a == timedelta(seconds=PERIOD_S) for a, b in itertools.pairwise(times))
@@ -289,14 +278,14 @@ async def test_two_processes_run_each_scheduled_run_once_and_hand_over(
             name = holder.split("#", 1)[0] if holder else None
             return name if name in by_id else None
 
-        holder_id = await _wait_for("a lease holder", known_holder, 15, services)
+        holder_id = await wait_for("a lease holder", known_holder, 15, services)
         holder = by_id[holder_id]
         [survivor] = [service for service in services if service is not holder]
 
         async def holder_ran_three() -> bool:
             return len(await _autotune_runs(neo4j_driver, since)) >= 3
 
-        await _wait_for("three runs by the holder", holder_ran_three, 15, services)
+        await wait_for("three runs by the holder", holder_ran_three, 15, services)
         holder.kill()  # SIGKILL: no shutdown, the lease is left to expire
         killed_at = datetime.now(UTC)
         killed = time.monotonic()
@@ -305,7 +294,7 @@ async def test_two_processes_run_each_scheduled_run_once_and_hand_over(
             runs = await _autotune_runs(neo4j_driver, since)
             return sum(_instance(run) == survivor.instance_id for run in runs) >= 3
 
-        await _wait_for("three runs by the survivor", survivor_ran_three, 25, services)
+        await wait_for("three runs by the survivor", survivor_ran_three, 25, services)
         assert survivor.terminate() == 0, survivor.log_tail()
     finally:
         for service in services:

@@ -4,7 +4,6 @@ finished tasks are pruned after their retention."""
 
 from __future__ import annotations
 
-import asyncio
 import time
 import uuid
 from pathlib import Path
@@ -18,7 +17,7 @@ from app.tasks import TaskWorker
 from tests.conftest import MASTER
 from tests.support.fake_llm import FakeLlm
 from tests.support.neo4j_direct import neo4j_driver, query
-from tests.support.service_process import ServiceProcess, start_service
+from tests.support.service_process import start_service, wait_for
 from tests.support.summaries import FULL, SESSION
 
 __all__ = ["neo4j_driver"]
@@ -26,17 +25,6 @@ __all__ = ["neo4j_driver"]
 STARTUP_TIMEOUT_S = 120
 LEASE_S = 2
 TAKEOVER_BOUND_S = 30.0
-
-
-async def _wait_for(what: str, check: Any, timeout_s: float, services: list[ServiceProcess]) -> Any:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        value = await check()
-        if value:
-            return value
-        await asyncio.sleep(0.2)
-    logs = "\n\n".join(f"--- {s.instance_id}\n{s.log_tail()}" for s in services)
-    raise AssertionError(f"timed out waiting for {what}\n{logs}")
 
 
 async def test_a_task_whose_instance_is_killed_is_finished_by_another(
@@ -78,7 +66,7 @@ async def test_a_task_whose_instance_is_killed_is_finished_by_another(
         async def asked() -> bool:
             return bool(fake.requests)
 
-        await _wait_for("the first instance to ask the LLM", asked, 30, services)
+        await wait_for("the first instance to ask the LLM", asked, 30, services)
         second = start_service(f"tasks-b-{suffix}", tmp_path, **environment)
         services.append(second)
         await second.wait_ready(STARTUP_TIMEOUT_S)
@@ -94,7 +82,7 @@ async def test_a_task_whose_instance_is_killed_is_finished_by_another(
                 ).json()
                 return task if task["status"] != "processing" else None
 
-            task = await _wait_for("the task to finish", finished, TAKEOVER_BOUND_S, services)
+            task = await wait_for("the task to finish", finished, TAKEOVER_BOUND_S, services)
         assert time.monotonic() - killed_at < TAKEOVER_BOUND_S
         assert task["status"] == "completed", task
         assert task["result"]["memory_type"] == "episodic"

@@ -12,8 +12,10 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import httpx
 
@@ -125,3 +127,17 @@ def start_service(instance_id: str, log_dir: Path, **env: str) -> ServiceProcess
             preexec_fn=_die_with_parent,
         )
     return ServiceProcess(instance_id, port, process, log_path)
+
+
+async def wait_for(
+    what: str, check: Callable[[], Awaitable[Any]], timeout_s: float, services: list[ServiceProcess]
+) -> Any:
+    """Polls `check` until it returns something truthy; on timeout fails with the services' logs."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        value = await check()
+        if value:
+            return value
+        await asyncio.sleep(0.2)
+    logs = "\n\n".join(f"--- {s.instance_id}\n{s.log_tail()}" for s in services)
+    raise AssertionError(f"timed out waiting for {what}\n{logs}")
