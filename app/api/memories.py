@@ -12,6 +12,7 @@ from app.api.context import registry
 from app.api.errors import JSON_BODY, QUERY_STRING, USER_AUTH, error_statuses
 from app.auth import caller, limited, require
 from app.models.memories import (
+    BranchQuery,
     CorrectById,
     CorrectByQuery,
     Corrected,
@@ -22,6 +23,7 @@ from app.models.memories import (
     Memory,
     MemoryList,
     MemoryPage,
+    MemoryQuery,
     Observe,
     Observed,
     Profile,
@@ -116,6 +118,24 @@ async def correct(memory_id: str, data: CorrectById) -> Any:
 @limited("store")
 async def correct_by_query(data: CorrectByQuery) -> Any:
     return await memories.correct_by_query(registry(), caller(), data)
+
+
+@blueprint.post("/memories/query")
+@validate_body(MemoryQuery)
+@validate_response(MemoryPage)
+@error_statuses(*USER_AUTH, *JSON_BODY, 404, 429)
+@limited("retrieve")
+async def query(data: MemoryQuery) -> Any:
+    """Filters only, no ranking."""
+    return await memories.query(registry(), caller(), data)
+
+
+@blueprint.get("/memories/<memory_id>")
+@validate_querystring(BranchQuery)
+@validate_response(Memory)
+@error_statuses(*USER_AUTH, *QUERY_STRING, 404)
+async def get_memory(memory_id: str, query_args: BranchQuery) -> Any:
+    return await memories.get(registry(), caller(), memory_id, query_args.branch)
 
 
 @blueprint.delete("/memories/<memory_id>")

@@ -12,6 +12,7 @@ from pydantic import (
     RootModel,
     StringConstraints,
     field_validator,
+    model_validator,
 )
 
 from app.models.common import PAGE_SIZE_DEFAULT, IsoTimestamp, Name, Note, PageSize, Slug, Strict
@@ -149,6 +150,10 @@ class Corrected(Memory):
     matched_memory_id: str
 
 
+class BranchQuery(BaseModel):
+    branch: BranchName | None = None
+
+
 class DeleteQuery(BaseModel):
     reason: Note = ""
     branch: BranchName | None = None
@@ -227,3 +232,37 @@ class FulltextRequest(Strict):
     trust_tier: TrustTier | None = None
     branch: BranchName | None = None
     limit: int = Field(default=20, ge=1, le=100)
+
+
+class MemoryQuery(Strict):
+    """Memories by filters alone, no ranking (at least one filter; all of them ANDed)."""
+
+    extra_metadata_filter: dict[MetadataKey, MetadataValue] | None = None
+    subject_id: str | None = None
+    memory_types: list[MemoryType] | None = Field(default=None, min_length=1)
+    session_id: str | None = None
+    trust_tier: TrustTier | None = None
+    created_after: UtcTimestamp | None = None
+    created_before: UtcTimestamp | None = None
+    branch: BranchName | None = None
+    include_inactive: bool = False
+    cursor: str | None = None
+    limit: PageSize = PAGE_SIZE_DEFAULT
+
+    @model_validator(mode="after")
+    def _some_filter(self) -> MemoryQuery:
+        filters = (
+            self.extra_metadata_filter,
+            self.subject_id,
+            self.memory_types,
+            self.session_id,
+            self.trust_tier,
+            self.created_after,
+            self.created_before,
+        )
+        if all(value is None for value in filters):
+            raise ValueError(
+                "give at least one filter: extra_metadata_filter, subject_id, memory_types, "
+                "session_id, trust_tier, created_after or created_before"
+            )
+        return self

@@ -17,6 +17,7 @@ from app.models.memories import (
     ListQuery,
     Memory,
     MemoryPage,
+    MemoryQuery,
     NewMemory,
     StoreMemory,
 )
@@ -190,6 +191,38 @@ async def store_derived(
 
     row, created = await registry.graph.transaction(work)
     return to_memory(row), created
+
+
+async def get(registry: Registry, caller: Caller, memory_id: str, branch: str | None) -> Memory:
+    """One memory as it stands on the branch, active or not (superseded, deleted,
+    quarantined); NotFound for an unknown or another user's memory."""
+    scope = await scope_for(registry, caller, branch)
+    rows = await registry.graph.read("memories/get", **scope.params(), memory_id=memory_id)
+    if not rows:
+        raise NotFound("memory not found")
+    return to_memory(rows[0]["memory"])
+
+
+async def query(registry: Registry, caller: Caller, request: MemoryQuery) -> MemoryPage:
+    """POST /v1/memories/query: the memories every filter matches, newest first, paged."""
+    scope = await scope_for(registry, caller, request.branch)
+    rows = await registry.graph.read(
+        "memories/query",
+        **scope.params(),
+        include_inactive=request.include_inactive,
+        subject_id=request.subject_id,
+        memory_types=request.memory_types,
+        session_id=request.session_id,
+        trust_tier=request.trust_tier,
+        metadata=metadata_props(request.extra_metadata_filter or {}),
+        created_after=request.created_after,
+        created_before=request.created_before,
+        before=decode_cursor(request.cursor) if request.cursor else None,
+        limit=request.limit + 1,
+    )
+    fetched = [to_memory(row["memory"]) for row in rows]
+    items, next_cursor = page_of(fetched, request.limit, lambda memory: memory.memory_id)
+    return MemoryPage(items=items, next_cursor=next_cursor)
 
 
 async def list_page(registry: Registry, caller: Caller, query: ListQuery) -> MemoryPage:

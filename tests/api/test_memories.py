@@ -15,6 +15,7 @@ from tests.conftest import User, create_user
 from tests.support.http import error_detail
 from tests.support.memories import (
     contents,
+    correct,
     fulltext,
     ids,
     list_all,
@@ -22,6 +23,7 @@ from tests.support.memories import (
     ranked,
     store,
     store_batch,
+    without_confidence,
 )
 
 HEX32 = re.compile(r"^[0-9a-f]{32}$")
@@ -579,3 +581,94 @@ async def test_delete_unknown_id_is_404(client: TestClientProtocol, user: User) 
     await error_detail(
         await client.delete(f"/v1/memories/{uuid.uuid4().hex}", headers=user.headers), 404
     )
+
+
+async def test_one_memory_is_read_by_id_active_or_not(
+    client: TestClientProtocol, user: User, other_user: User
+) -> None:
+    stored = await store(client, user.headers, "The VPN config lives in vault.")
+    path = f"/v1/memories/{stored['memory_id']}"
+    response = await client.get(path, headers=user.headers)
+    assert response.status_code == 200
+    assert without_confidence([await response.get_json()]) == without_confidence([stored])
+
+    corrected = await correct(
+        client, user.headers, stored["memory_id"], "The VPN config lives in git."
+    )
+    old = await (await client.get(path, headers=user.headers)).get_json()
+    assert (old["is_active"], old["superseded_by"]) == (False, corrected["memory_id"])
+    await client.delete(f"/v1/memories/{corrected['memory_id']}", headers=user.headers)
+    gone = await client.get(f"/v1/memories/{corrected['memory_id']}", headers=user.headers)
+    assert (await gone.get_json())["is_active"] is False
+
+    await error_detail(await client.get(path, headers=other_user.headers), 404)
+    await error_detail(await client.get("/v1/memories/0123abcd", headers=user.headers), 404)
+    unknown_branch = await client.get(path, query_string={"branch": "nope"}, headers=user.headers)
+    await error_detail(unknown_branch, 404)
+
+
+async def _query(client: TestClientProtocol, user: User, **body: Any) -> Any:
+    return await client.post("/v1/memories/query", json=body, headers=user.headers)
+
+
+async def test_query_filters_without_ranking_newest_first_and_pages(
+    client: TestClientProtocol, user: User, other_user: User
+) -> None:
+    tagged = [
+        await store(
+            client,
+            user.headers,
+            f"Runbook step {n}",
+            memory_type="procedural",
+            session_id="ops",
+            subject_id="db",
+            extra_metadata={"team": "sre", "n": n},
+        )
+        for n in range(3)
+    ]
+    await store(client, user.headers, "A note of the web team", extra_metadata={"team": "web"})
+    await store(client, other_user.headers, "Their runbook", extra_metadata={"team": "sre"})
+
+    body = await (await _query(client, user, extra_metadata_filter={"team": "sre"})).get_json()
+    assert ids(body["items"]) == ids(tagged)[::-1] and body["next_cursor"] is None
+
+    first = await (await _query(client, user, subject_id="db", limit=2)).get_json()
+    rest = await (
+        await _query(client, user, subject_id="db", limit=2, cursor=first["next_cursor"])
+    ).get_json()
+    assert ids(first["items"]) + ids(rest["items"]) == ids(tagged)[::-1]
+    assert rest["next_cursor"] is None
+
+    combined = {
+        "memory_types": ["procedural"],
+        "session_id": "ops",
+        "extra_metadata_filter": {"n": 1.0},
+        "trust_tier": "T1",
+    }
+    only = await (await _query(client, user, **combined)).get_json()
+    assert ids(only["items"]) == [tagged[1]["memory_id"]]  # 1 = 1.0 as Cypher compares
+    since = tagged[1]["created_at"]
+    after = await (await _query(client, user, created_after=since, subject_id="db")).get_json()
+    assert ids(after["items"]) == [tagged[2]["memory_id"]]
+
+    await client.delete(f"/v1/memories/{tagged[0]['memory_id']}", headers=user.headers)
+    active = await (await _query(client, user, subject_id="db")).get_json()
+    assert tagged[0]["memory_id"] not in ids(active["items"])
+    everything = await (
+        await _query(client, user, subject_id="db", include_inactive=True)
+    ).get_json()
+    assert tagged[0]["memory_id"] in ids(everything["items"])
+
+
+async def test_query_needs_a_filter_and_valid_ones(client: TestClientProtocol, user: User) -> None:
+    for body in (
+        {},
+        {"include_inactive": True},
+        {"branch": "main"},
+        {"limit": 5},
+        {"memory_types": []},
+        {"trust_tier": "T9"},
+        {"created_after": "yesterday"},
+        {"subject_id": "x", "sort": "score"},
+    ):
+        await error_detail(await _query(client, user, **body), 422)

@@ -1,0 +1,11 @@
+// One memory of a user on a branch as it stands now, active or not: the branch's own current
+// node, or main's node the branch reads when it has none (copy-on-write, see scope.Scope).
+// params: user_id, branch, view_seq (or null), memory_id
+// returns: memory (map without embedding; no row for an unknown or foreign memory)
+OPTIONAL MATCH (own:Memory {memory_id: $memory_id, branch: $branch})
+WHERE own.user_id = $user_id
+OPTIONAL MATCH (base:Memory {memory_id: $memory_id, branch: 'main'})
+WHERE base.user_id = $user_id AND base.created_seq <= $view_seq
+WITH coalesce(own, base) AS m
+WHERE m IS NOT NULL
+RETURN m {.*, branch: $branch, embedding: null} AS memory
