@@ -42,6 +42,7 @@ class TaskWorker:
         self.holder = f"{registry.instance_id}#{uuid.uuid4().hex[:8]}"
         self._loop_task: asyncio.Task[None] | None = None
         self._pruned_at = 0.0
+        self._abandoned_checked_at = 0.0
 
     async def start(self) -> None:
         self._loop_task = asyncio.create_task(self._loop(), name="task-worker")
@@ -72,7 +73,11 @@ class TaskWorker:
         if time.monotonic() - self._pruned_at > PRUNE_EVERY_S:
             await graph.write("tasks/prune", retention_h=self._settings.task_retention_h)
             self._pruned_at = time.monotonic()
-        await graph.write("tasks/fail_abandoned", max_attempts=self._settings.task_max_attempts)
+        # A claim runs out only after a lease: looking for abandoned tasks twice a lease is
+        # often enough, and spares the database a write every poll.
+        if time.monotonic() - self._abandoned_checked_at > self._settings.task_lease_s / 2:
+            await graph.write("tasks/fail_abandoned", max_attempts=self._settings.task_max_attempts)
+            self._abandoned_checked_at = time.monotonic()
         if not self._runners:
             return False
         rows = await graph.write(

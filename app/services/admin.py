@@ -8,6 +8,7 @@ from app.models.keys import ApiKey
 from app.pagination import decode_cursor, page_of
 from app.registry import Registry
 from app.services import keys
+from app.services.scope import Caller
 
 
 async def system_stats(registry: Registry) -> SystemStats:
@@ -47,7 +48,7 @@ async def user_stats(registry: Registry, user_id: str) -> UserStats:
 
 
 async def user_keys(registry: Registry, user_id: str) -> list[ApiKey]:
-    await _require_user(registry, user_id)
+    await caller_of(registry, user_id)
     return await keys.list_for(registry, user_id)
 
 
@@ -58,6 +59,10 @@ async def deactivate(registry: Registry, user_id: str) -> User:
     return User(**rows[0]["user"])
 
 
-async def _require_user(registry: Registry, user_id: str) -> None:
-    if not await registry.graph.read("users/state", user_id=user_id):
+async def caller_of(registry: Registry, user_id: str) -> Caller:
+    """An existing user as the caller of a use case run on their behalf (on their checked-out
+    branch); NotFound for a user never seen."""
+    rows = await registry.graph.read("users/state", user_id=user_id)
+    if not rows:
         raise NotFound("user not found")
+    return Caller(user_id=user_id, active_branch=rows[0]["active_branch"])

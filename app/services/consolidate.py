@@ -36,7 +36,7 @@ class Contradiction:
     newer: str
     older: str
     kept: str
-    lowered: str
+    lowered: str | None  # None: already lowered by another contradiction of this run
     lowered_confidence: float
     confidence_before: float  # what the lowered memory had before any contradiction
     found: contradictions.Disagreement
@@ -82,9 +82,10 @@ def find(pairs: list[Row]) -> list[Contradiction]:
         if disagreement is None:
             continue
         verdict = judge(a, b, disagreement)
-        if verdict.lowered in lowered:
-            verdict = replace(verdict, lowered="")
-        lowered.add(verdict.lowered)
+        if verdict.lowered is None or verdict.lowered in lowered:
+            verdict = replace(verdict, lowered=None)
+        else:
+            lowered.add(verdict.lowered)
         found.append(verdict)
     return found
 
@@ -110,7 +111,7 @@ async def _record(registry: Registry, scope: Scope, found: list[Contradiction]) 
     """Links the contradictions and lowers the confidence of the memories not kept, in one
     change; returns how many memories were lowered."""
     now = datetime.now(UTC)
-    lowered: list[tuple[str, dict[str, Any]]] = [
+    changes: list[tuple[str, dict[str, Any]]] = [
         (
             item.lowered,
             {
@@ -126,11 +127,11 @@ async def _record(registry: Registry, scope: Scope, found: list[Contradiction]) 
 
     async def work(tx: Tx) -> None:
         seq = await versions.open_change(tx, scope.user_id)
-        await versions.revise(tx, seq, scope.user_id, scope.branch, lowered)
+        await versions.revise(tx, seq, scope.user_id, scope.branch, changes)
         await versions.link(tx, seq, scope.user_id, scope.branch, _links(found, now))
 
     await registry.graph.transaction(work)
-    return len(lowered)
+    return len(changes)
 
 
 async def _repair(registry: Registry, scope: Scope) -> tuple[int, int]:

@@ -8,7 +8,6 @@ import logging
 from datetime import UTC, datetime
 from typing import Any
 
-from app.errors import NotFound
 from app.graph import Tx
 from app.models.entities import ExtractRequest
 from app.models.governance import (
@@ -20,6 +19,7 @@ from app.models.governance import (
 )
 from app.registry import Registry
 from app.services import (
+    admin,
     confidence,
     consolidate,
     cooldowns,
@@ -125,16 +125,9 @@ async def govern(
     )
 
 
-async def _caller_of(registry: Registry, user_id: str) -> Caller:
-    rows = await registry.graph.read("users/state", user_id=user_id)
-    if not rows:
-        raise NotFound(f"user {user_id} not found")
-    return Caller(user_id=user_id, active_branch=rows[0]["active_branch"])
-
-
 async def trigger(registry: Registry, user_id: str, op: TriggerOperation) -> TriggerAnswer:
     """The admin trigger: runs `op` as the user, whatever its cooldown."""
-    caller = await _caller_of(registry, user_id)
+    caller = await admin.caller_of(registry, user_id)
     result: Any
     if op == "governance":
         result = await govern(registry, caller, force=True, trigger="admin")

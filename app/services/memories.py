@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -127,17 +128,41 @@ async def _understand(
 
 
 async def _create(
-    registry: Registry, scope: Scope, items: list[NewMemory]
+    registry: Registry,
+    scope: Scope,
+    items: list[NewMemory],
+    *,
+    trust_tier: str | None = None,
+    embed: bool = True,
+    derived_from: Sequence[str] = (),
 ) -> list[tuple[Row, bool]]:
-    embeddings, mentions = await _understand(registry, [item.content for item in items])
+    """Creates memories in one change (see _create_in); each new one is linked DERIVED_FROM
+    the memories `derived_from` names. Without `embed` they get no embedding: vector search
+    and retrieval do not see them."""
+    texts = [item.content for item in items]
+    embeddings: Sequence[list[float] | None]
+    if embed:
+        embeddings, mentions = await _understand(registry, texts)
+        model_id = registry.embedder.model_id
+    else:
+        embeddings, mentions = [None] * len(items), await entities.extract_all(texts)
+        model_id = NOT_EMBEDDED
     props = [
-        memory_props(scope, item, vector, registry.embedder.model_id)
+        memory_props(scope, item, vector, model_id, trust_tier=trust_tier)
         for item, vector in zip(items, embeddings, strict=True)
     ]
 
     async def work(tx: Tx) -> list[tuple[Row, bool]]:
         seq = await versions.open_change(tx, scope.user_id)
-        return await _create_in(tx, seq, scope, props, mentions)
+        made = await _create_in(tx, seq, scope, props, mentions)
+        sources = [
+            Link(memory_id=row["memory_id"], type="DERIVED_FROM", target_memory_id=source)
+            for row, created in made
+            if created
+            for source in derived_from
+        ]
+        await versions.link(tx, seq, scope.user_id, scope.branch, sources)
+        return made
 
     return await registry.graph.transaction(work)
 
@@ -167,29 +192,10 @@ async def store_derived(
     embed: bool = True,
 ) -> tuple[Memory, bool]:
     """Stores a memory made from others (an insight, a summary), linked DERIVED_FROM each
-    source in the same change; (memory, False) when an identical active one already exists.
-    Without `embed` it has no embedding: vector search and retrieval do not see it."""
-    if embed:
-        [embedding], mentions = await _understand(registry, [item.content])
-        props = memory_props(
-            scope, item, embedding, registry.embedder.model_id, trust_tier=trust_tier
-        )
-    else:
-        mentions = await entities.extract_all([item.content])
-        props = memory_props(scope, item, None, NOT_EMBEDDED, trust_tier=trust_tier)
-
-    async def work(tx: Tx) -> tuple[Row, bool]:
-        seq = await versions.open_change(tx, scope.user_id)
-        [(row, created)] = await _create_in(tx, seq, scope, [props], mentions)
-        if created:
-            links = [
-                Link(memory_id=row["memory_id"], type="DERIVED_FROM", target_memory_id=source)
-                for source in sources
-            ]
-            await versions.link(tx, seq, scope.user_id, scope.branch, links)
-        return row, created
-
-    row, created = await registry.graph.transaction(work)
+    source in the same change; (memory, False) when an identical active one already exists."""
+    [(row, created)] = await _create(
+        registry, scope, [item], trust_tier=trust_tier, embed=embed, derived_from=sources
+    )
     return to_memory(row), created
 
 
