@@ -1,18 +1,21 @@
 """create_app(): the one composition root (registry, startup checks, scheduler, task worker,
-blueprints)."""
+blueprints, the MCP endpoint)."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import AsyncGenerator, Callable
 
 from quart import Quart
 from quart_schema import QuartSchema
 
-from app import query_names
+from app import logs, query_names
+from app.access import AccessLayer
 from app.api import (
     admin,
     branches,
+    capabilities,
     context,
     entities,
     feedback,
@@ -23,8 +26,10 @@ from app.api import (
     plugins,
     snapshots,
     summaries,
+    transfer,
 )
 from app.api import errors as http_errors
+from app.api import metrics as metrics_routes  # the package's `metrics` is app.metrics
 from app.api import tasks as task_routes  # app.tasks, the worker, binds `tasks` in this package
 from app.api.bodies import JsonRequest
 from app.api.openapi import OpenApi
@@ -32,6 +37,9 @@ from app.config import Settings
 from app.embedder import Embedder
 from app.errors import Unavailable
 from app.graph import Graph
+from app.mcp.http import PATH as MCP_PATH
+from app.mcp.http import McpEndpoint
+from app.metrics import serve_separately as serve_metrics
 from app.migrations import apply as apply_migrations
 from app.migrations import ensure_vector_index
 from app.registry import Registry
@@ -60,10 +68,13 @@ def create_app(settings: Settings | None = None, embedder: Embedder | None = Non
     """
     registry = Registry.build(settings or Settings(), embedder)  # Settings() reads the env
     query_names.check(registry.graph.query_names)
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    logs.configure()
 
     app = Quart(__name__)
-    app.request_class = JsonRequest
+    # An import carries a whole user's export: it has its own body limit.
+    app.request_class = JsonRequest.allowing(
+        {("POST", transfer.IMPORT_PATH): registry.settings.import_max_bytes}
+    )
     app.config["MAX_CONTENT_LENGTH"] = registry.settings.max_body_bytes
     # Response models are dumped as JSON values (ISO timestamps, not HTTP dates).
     app.config["QUART_SCHEMA_PYDANTIC_DUMP_OPTIONS"] = {"mode": "json"}
@@ -82,6 +93,8 @@ def create_app(settings: Settings | None = None, embedder: Embedder | None = Non
         health,
         keys,
         admin,
+        metrics_routes,
+        capabilities,
         memories,
         snapshots,
         branches,
@@ -91,9 +104,21 @@ def create_app(settings: Settings | None = None, embedder: Embedder | None = Non
         summaries,
         task_routes,
         plugins,
+        transfer,
     ):
         app.register_blueprint(module.blueprint)
     http_errors.register(app)
+    mcp = McpEndpoint(app, registry)
+    # Quart's documented hook for ASGI middleware (typed with hypercorn's scope types).
+    outermost = AccessLayer(mcp, app.url_map.bind("localhost"), {MCP_PATH})
+    app.asgi_app = outermost  # type: ignore[assignment]
+
+    @app.while_serving
+    async def mcp_sessions() -> AsyncGenerator[None, None]:
+        async with mcp.serving():
+            yield
+
+    stops: list[Callable[[], None]] = []
 
     @app.before_serving
     async def start() -> None:
@@ -101,6 +126,10 @@ def create_app(settings: Settings | None = None, embedder: Embedder | None = Non
         await apply_migrations(registry.graph)
         await ensure_vector_index(registry.graph, registry.embedder.dimensions)
         await graph_walk.warm(registry)
+        if registry.settings.metrics_port:
+            stops.append(
+                serve_metrics(registry.settings.metrics_host, registry.settings.metrics_port)
+            )
         if scheduler is not None:
             await scheduler.start()
         if worker is not None:
@@ -109,6 +138,8 @@ def create_app(settings: Settings | None = None, embedder: Embedder | None = Non
 
     @app.after_serving
     async def stop() -> None:
+        for stop_serving in stops:
+            stop_serving()
         if worker is not None:
             await worker.stop()
         if scheduler is not None:

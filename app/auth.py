@@ -6,19 +6,22 @@ import hmac
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from functools import wraps
-from typing import Literal, ParamSpec, TypeVar
+from typing import Any, Literal, ParamSpec, TypeVar
 
 from quart import g, request
 
+from app import logs
 from app.api.context import registry
 from app.errors import Forbidden, Invalid, Unauthenticated
 from app.ratelimit import OperationClass
+from app.registry import Registry
 from app.services import keys
 from app.services.scope import MAIN, Caller
 
 # Who may call a route: the master key only, or a user (an API key, or the master key for one).
 Access = Literal["master", "user"]
 P = ParamSpec("P")
+RATE_LIMIT_ATTRIBUTE = "rate_limit_class"
 R = TypeVar("R")
 
 
@@ -31,34 +34,37 @@ class Principal:
     is_master: bool
     active_branch: str = MAIN
 
+    def as_caller(self) -> Caller:
+        """The user a /v1 request (or MCP tool call) acts for, with their checked-out branch."""
+        assert self.user_id is not None, "user routes always resolve a user"
+        return Caller(user_id=self.user_id, active_branch=self.active_branch)
 
-def _bearer_token() -> str:
-    header = request.headers.get("Authorization", "")
-    scheme, _, token = header.partition(" ")
+
+def _bearer_token(authorization: str) -> str:
+    scheme, _, token = authorization.partition(" ")
     if scheme.lower() != "bearer" or not token.strip():
         raise Unauthenticated("missing credential: send Authorization: Bearer <key>")
     return token.strip()
 
 
-def _is_master(token: str) -> bool:
-    master = registry().settings.master_key.get_secret_value()
-    return hmac.compare_digest(token.encode(), master.encode())
-
-
-async def authenticate(access: Access) -> Principal:
-    """Resolves the caller for a route of the given access, or raises 401/403/422."""
-    token = _bearer_token()
-    if _is_master(token):
+async def resolve(
+    registry: Registry, access: Access, authorization: str, acting_for: str
+) -> Principal:
+    """The caller of a request with these `Authorization` and `X-User-Id` headers (REST and
+    MCP alike), or 401/403/422."""
+    token = _bearer_token(authorization)
+    master = registry.settings.master_key.get_secret_value()
+    if hmac.compare_digest(token.encode(), master.encode()):
         if access == "master":
             return Principal(user_id=None, key_id=None, is_master=True)
-        user_id = request.headers.get("X-User-Id", "").strip()
+        user_id = acting_for.strip()
         if not user_id:
             raise Invalid("the master key acts for a user named in the X-User-Id header")
-        acted_for = await keys.acting_for(registry(), user_id)
+        acted_for = await keys.acting_for(registry, user_id)
         return Principal(
             user_id=user_id, key_id=None, is_master=True, active_branch=acted_for.active_branch
         )
-    owner = await keys.verify(registry(), token)
+    owner = await keys.verify(registry, token)
     if access == "master":
         raise Forbidden("this route needs the master key")
     return Principal(
@@ -69,11 +75,22 @@ async def authenticate(access: Access) -> Principal:
     )
 
 
+async def authenticate(access: Access) -> Principal:
+    """Resolves the caller of the current request for a route of the given access."""
+    return await resolve(
+        registry(),
+        access,
+        request.headers.get("Authorization", ""),
+        request.headers.get("X-User-Id", ""),
+    )
+
+
 def require(access: Access) -> Callable[[], Awaitable[None]]:
     """A before_request hook that authenticates every route of a blueprint."""
 
     async def hook() -> None:
         g.principal = await authenticate(access)
+        logs.note_user(g.principal.user_id)
 
     return hook
 
@@ -91,8 +108,7 @@ def current_user() -> str:
 
 
 def caller() -> Caller:
-    """The user a /v1 request acts for, with their checked-out branch."""
-    return Caller(user_id=current_user(), active_branch=principal().active_branch)
+    return principal().as_caller()
 
 
 def limited(
@@ -106,6 +122,13 @@ def limited(
             await registry().limiter.hit(operation, principal().key_id)
             return await handler(*args, **kwargs)
 
+        setattr(wrapper, RATE_LIMIT_ATTRIBUTE, operation)  # the decorators above copy it along
         return wrapper
 
     return decorate
+
+
+def rate_limit_of(view: Callable[..., Any]) -> OperationClass | None:
+    """The rate-limit class a route's view declared with @limited, if any."""
+    declared: OperationClass | None = getattr(view, RATE_LIMIT_ATTRIBUTE, None)
+    return declared

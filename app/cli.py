@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import logging
 import os
 import signal
 import sys
+from collections.abc import Iterator
 from importlib import metadata
+from typing import BinaryIO
 
 import httpx
 from tqdm import tqdm
@@ -42,6 +45,9 @@ async def _serve(host: str, port: int) -> None:
 
     config = Config()
     config.bind = [f"{host}:{port}"]
+    # hypercorn's own messages go through our JSON lines; requests are logged by the app.
+    config.errorlog = logging.getLogger("hypercorn.error")
+    config.accesslog = None
     config.graceful_timeout = 10
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -73,6 +79,123 @@ def _create_key(url: str, user_id: str, name: str) -> int:
     return 0
 
 
+def _mcp(url: str) -> int:
+    """MCP on stdio, each tool call a REST request to the service with MEMORY_API_KEY."""
+    from app.mcp import stdio
+
+    api_key = os.environ.get("MEMORY_API_KEY", "")
+    if not api_key:
+        print("MEMORY_API_KEY must be set to the user's API key", file=sys.stderr)
+        return 2
+    asyncio.run(stdio.serve(url, api_key))
+    return 0
+
+
+def _service_url(command: argparse.ArgumentParser) -> None:
+    command.add_argument(
+        "--url",
+        default=os.environ.get("MEMORY_SERVICE_URL", DEFAULT_URL),
+        help="the running service (MEMORY_SERVICE_URL)",
+    )
+
+
+def _user_key() -> str:
+    """The user's API key for export and import (empty, with a message, when unset)."""
+    api_key = os.environ.get("MEMORY_API_KEY", "")
+    if not api_key:
+        print("MEMORY_API_KEY must be set to the user's API key", file=sys.stderr)
+    return api_key
+
+
+def _export(url: str, output: str | None) -> int:
+    """Streams GET /v1/export into `output` (written whole or not at all) or stdout, counting
+    lines on stderr."""
+    api_key = _user_key()
+    if not api_key:
+        return 2
+    if output is None:
+        return _stream_export(url, api_key, sys.stdout.buffer)
+    partial = f"{output}.part"
+    with open(partial, "wb") as target:
+        status = _stream_export(url, api_key, target)
+    if status == 0:
+        os.replace(partial, output)
+    else:
+        os.remove(partial)
+    return status
+
+
+def _stream_export(url: str, api_key: str, target: BinaryIO) -> int:
+    """Writes the export to `target`; fails when the stream does not end with its end line."""
+    tail = b""  # the end of the stream, where its end line is
+    try:
+        with (
+            httpx.stream(
+                "GET",
+                f"{url.rstrip('/')}/v1/export",
+                headers={"Authorization": f"Bearer {api_key}"},
+                timeout=httpx.Timeout(30.0, read=None),
+            ) as response,
+            tqdm(unit=" lines", desc="exporting", file=sys.stderr) as bar,
+        ):
+            if response.status_code != 200:
+                response.read()
+                print(f"{response.status_code}: {response.text}", file=sys.stderr)
+                return 1
+            for chunk in response.iter_bytes():
+                target.write(chunk)
+                bar.update(chunk.count(b"\n"))
+                tail = (tail + chunk)[-4096:]
+    except httpx.HTTPError as error:
+        print(f"the service at {url} did not answer: {error}", file=sys.stderr)
+        return 1
+    if b'"kind":"end"' not in tail.rstrip(b"\n").rsplit(b"\n", 1)[-1]:
+        print("the export was cut short: run it again", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _import(url: str, path: str) -> int:
+    """Uploads a file to POST /v1/import as it is read, counting bytes on stderr; prints the
+    report (or the service's answer and the bad lines)."""
+    api_key = _user_key()
+    if not api_key:
+        return 2
+    try:
+        size = os.path.getsize(path)
+        with (
+            open(path, "rb") as source,
+            tqdm(total=size, unit="B", unit_scale=True, desc="importing", file=sys.stderr) as bar,
+        ):
+
+            def chunks() -> Iterator[bytes]:
+                while chunk := source.read(1 << 20):
+                    bar.update(len(chunk))
+                    yield chunk
+
+            response = httpx.post(
+                f"{url.rstrip('/')}/v1/import",
+                content=chunks(),
+                headers={
+                    "Authorization": f"Bearer {api_key}",
+                    "Content-Type": "application/x-ndjson",
+                    "Content-Length": str(size),
+                },
+                timeout=httpx.Timeout(30.0, read=None),
+            )
+    except OSError as error:
+        print(f"cannot read {path}: {error}", file=sys.stderr)
+        return 2
+    except httpx.HTTPError as error:
+        print(f"the service at {url} did not answer: {error}", file=sys.stderr)
+        return 1
+    if response.status_code != 200:
+        print(f"{response.status_code}: {response.text}", file=sys.stderr)
+        return 1
+    print(response.text)
+    return 0
+
+
 def parser() -> argparse.ArgumentParser:
     main_parser = argparse.ArgumentParser(prog="memory-service", description=__doc__)
     commands = main_parser.add_subparsers(dest="command", required=True)
@@ -83,6 +206,12 @@ def parser() -> argparse.ArgumentParser:
     serve.add_argument(
         "--port", type=int, default=int(os.environ.get("PORT", "8000")), help="port (PORT)"
     )
+    mcp = commands.add_parser(
+        "mcp",
+        help="serve MCP on stdio for a desktop agent, calling a running service with "
+        "MEMORY_API_KEY",
+    )
+    _service_url(mcp)
     keys = commands.add_parser("keys", help="API keys")
     key_commands = keys.add_subparsers(dest="keys_command", required=True)
     create = key_commands.add_parser(
@@ -90,16 +219,26 @@ def parser() -> argparse.ArgumentParser:
     )
     create.add_argument("user_id", help="the user the key acts for")
     create.add_argument("--name", default="cli", help="a name for the key")
-    create.add_argument(
-        "--url",
-        default=os.environ.get("MEMORY_SERVICE_URL", DEFAULT_URL),
-        help="the service (MEMORY_SERVICE_URL)",
-    )
+    _service_url(create)
     commands.add_parser(
         "reembed",
         help="re-encode every memory with EMBEDDING_MODEL and recreate the vector index "
         "(resumable: run it again after an interruption)",
     )
+    export = commands.add_parser(
+        "export",
+        help="write the user's memories, history, entities, feedback, snapshots and branches "
+        "as JSON Lines, through a running service with MEMORY_API_KEY",
+    )
+    export.add_argument("-o", "--output", help="the file to write (default: stdout)")
+    _service_url(export)
+    import_ = commands.add_parser(
+        "import",
+        help="load a file of `export` into the user of MEMORY_API_KEY (a new user, or one "
+        "holding only this file's data), through a running service",
+    )
+    import_.add_argument("file", help="a file written by `memory-service export`")
+    _service_url(import_)
     commands.add_parser("version", help="print the service's version")
     return main_parser
 
@@ -108,8 +247,14 @@ def main(argv: list[str] | None = None) -> None:
     arguments = parser().parse_args(argv)
     if arguments.command == "serve":
         asyncio.run(_serve(arguments.host, arguments.port))
+    elif arguments.command == "mcp":
+        sys.exit(_mcp(arguments.url))
     elif arguments.command == "keys":
         sys.exit(_create_key(arguments.url, arguments.user_id, arguments.name))
+    elif arguments.command == "export":
+        sys.exit(_export(arguments.url, arguments.output))
+    elif arguments.command == "import":
+        sys.exit(_import(arguments.url, arguments.file))
     elif arguments.command == "reembed":
         count = asyncio.run(_reembed())
         print(f"re-embedded {count} memory nodes")

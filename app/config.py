@@ -26,7 +26,10 @@ class Settings(BaseSettings):
     llm_max_retries: int = Field(default=2, ge=0, le=10)  # of a transient error (timeout, 429, 5xx)
     rate_limit_storage_uri: str = "memory://"
     rate_limits_enabled: bool = True
+    metrics_port: int = 0  # also serve /metrics without credentials on this port (0: do not)
+    metrics_host: str = "127.0.0.1"
     max_body_bytes: int = 2 * 1024 * 1024
+    import_max_bytes: int = 256 * 1024 * 1024  # POST /v1/import (a whole user's export)
     scheduler_enabled: bool = True
     # Schedules are cron in UTC: 5 fields, or 6 with seconds first ("*/2 * * * * *" for tests).
     autotune_cron: str = "0 3 * * *"

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import os
+import time
 from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Protocol
+
+from app import metrics
 
 # The model is loaded from local files only: this service never downloads at run time.
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -47,6 +50,12 @@ class SentenceTransformerEmbedder:
 
     def __init__(self, model: str = "", cache_size: int = 2048) -> None:
         from sentence_transformers import SentenceTransformer
+        from transformers.utils import logging as transformers_logging
+
+        # Its progress bar and its own stderr handler would break the JSON-lines log.
+        transformers_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
+        transformers_logging.disable_default_handler()
+        transformers_logging.enable_propagation()
 
         self._model: Any = SentenceTransformer(model or default_model_path(), device="cpu")
         dimensions = getattr(
@@ -77,8 +86,15 @@ class SentenceTransformerEmbedder:
     async def encode(self, texts: list[str]) -> list[list[float]]:
         if not texts:
             return []
+        metrics.ENCODE_BATCH_SIZE.observe(len(texts))
+        submitted = time.perf_counter()
+
+        def encode_when_its_turn_comes() -> list[list[float]]:
+            metrics.ENCODE_QUEUE_SECONDS.observe(time.perf_counter() - submitted)
+            return self.encode_now(texts)
+
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._executor, self.encode_now, texts)
+        return await loop.run_in_executor(self._executor, encode_when_its_turn_comes)
 
     async def encode_query(self, text: str) -> list[float]:
         cached = self._cache.get(text)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from pydantic import ValidationError
+
 
 class DomainError(Exception):
     """An error a client can act on; `detail` is safe to show."""
@@ -51,7 +53,22 @@ class RateLimited(DomainError):
 
 
 class Unavailable(DomainError):
-    """A dependency (Neo4j, the LLM) cannot serve the request now."""
+    """A dependency (Neo4j, the LLM) cannot serve the request now; `retry_after_s`, when set,
+    says when a retry may succeed (answered as a Retry-After header)."""
+
+    def __init__(self, detail: str, retry_after_s: int | None = None, **extra: Any) -> None:
+        super().__init__(detail, **extra)
+        self.retry_after_s = retry_after_s
+
+
+# What a client is told to wait during a database outage: about the time a driver needs to
+# notice that a restarted database answers again.
+DATABASE_RETRY_AFTER_S = 5
+
+
+def database_unavailable() -> Unavailable:
+    """The database cannot be reached (down, restarting, unreachable): 503 with Retry-After."""
+    return Unavailable("the database is unavailable", retry_after_s=DATABASE_RETRY_AFTER_S)
 
 
 NO_LLM = "no LLM is configured"
@@ -85,3 +102,17 @@ def status_of(error: DomainError) -> int:
         if cls in STATUS_BY_ERROR:
             return STATUS_BY_ERROR[cls]
     return 500
+
+
+def invalid_fields(error: ValidationError) -> tuple[str, list[dict[str, str]]]:
+    """A request's validation failure as its detail (the first problem) and every problem by
+    field, worded the same for REST bodies and MCP tool arguments."""
+    fields = [
+        {
+            "field": ".".join(str(part) for part in problem["loc"]) or "body",
+            "problem": problem["msg"],
+        }
+        for problem in error.errors(include_url=False)
+    ]
+    first = fields[0]
+    return f"{first['field']}: {first['problem']}", fields

@@ -14,7 +14,8 @@ from neo4j import exceptions as neo4j_errors
 from neo4j.time import Date, DateTime, Duration
 from neo4j.vector import Vector, VectorDType
 
-from app.errors import Unavailable
+from app import metrics
+from app.errors import Unavailable, database_unavailable
 
 log = logging.getLogger(__name__)
 
@@ -24,9 +25,14 @@ Row = dict[str, Any]
 # A named statement's runner, inside a transaction (Tx.run) or on its own (Graph.read).
 Statement = Callable[..., Awaitable[list[Row]]]
 
+# What an outage looks like to the driver, once its retries (max_transaction_retry_time) are
+# spent: no server, a dropped connection, a database shutting down or still starting, no
+# connection to be had in time. Each becomes 503 + Retry-After, never 500.
 UNAVAILABLE_ERRORS = (
     neo4j_errors.ServiceUnavailable,
     neo4j_errors.SessionExpired,
+    neo4j_errors.DatabaseUnavailable,
+    neo4j_errors.ConnectionAcquisitionTimeoutError,
     OSError,
 )
 
@@ -95,6 +101,17 @@ def plan_summary(plan: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
+def _unavailable() -> Unavailable:
+    """The domain error for an outage, counted, and the outage recorded until a call succeeds."""
+    metrics.NEO4J_ERRORS.inc()
+    metrics.NEO4J_AVAILABLE.set(0)
+    return database_unavailable()
+
+
+def _available() -> None:
+    metrics.NEO4J_AVAILABLE.set(1)
+
+
 class Tx:
     """A write transaction in progress: runs named queries inside it."""
 
@@ -156,7 +173,7 @@ class Graph:
                 return None
             raise
         except UNAVAILABLE_ERRORS as error:
-            raise Unavailable("the database is unavailable") from error
+            raise _unavailable() from error
 
     async def write(self, query_name: str, /, **params: Any) -> list[Row]:
         """Runs one named statement in its own write transaction."""
@@ -170,9 +187,11 @@ class Graph:
 
         try:
             async with self._driver.session(database=self._database) as session:
-                return await session.execute_write(unit)
+                done = await session.execute_write(unit)
         except UNAVAILABLE_ERRORS as error:
-            raise Unavailable("the database is unavailable") from error
+            raise _unavailable() from error
+        _available()
+        return done
 
     async def profile(self, query_name: str, /, **params: Any) -> tuple[list[Row], dict[str, Any]]:
         """Runs one named read statement under PROFILE: its rows and its executed plan."""
@@ -183,7 +202,7 @@ class Graph:
                 rows = await _rows(result)
                 summary = await result.consume()
         except UNAVAILABLE_ERRORS as error:
-            raise Unavailable("the database is unavailable") from error
+            raise _unavailable() from error
         return rows, plan_summary(summary.profile or {})
 
     async def run_schema(self, statement: str) -> None:
@@ -193,7 +212,7 @@ class Graph:
                 result = await session.run(statement)
                 await result.consume()
         except UNAVAILABLE_ERRORS as error:
-            raise Unavailable("the database is unavailable") from error
+            raise _unavailable() from error
 
     async def ping(self) -> None:
         """Raises Unavailable unless the database answers a trivial query now."""
@@ -202,7 +221,8 @@ class Graph:
                 result = await session.run("RETURN 1 AS ok")
                 await result.consume()
         except (*UNAVAILABLE_ERRORS, neo4j_errors.DriverError) as error:
-            raise Unavailable("the database is unavailable") from error
+            raise _unavailable() from error
+        _available()
 
     async def close(self) -> None:
         await self._driver.close()
@@ -216,7 +236,10 @@ class Graph:
         try:
             async with self._driver.session(database=self._database) as session:
                 if write:
-                    return await session.execute_write(unit)
-                return await session.execute_read(unit)
+                    rows = await session.execute_write(unit)
+                else:
+                    rows = await session.execute_read(unit)
         except UNAVAILABLE_ERRORS as error:
-            raise Unavailable("the database is unavailable") from error
+            raise _unavailable() from error
+        _available()
+        return rows

@@ -117,8 +117,14 @@ async def apply(graph: Graph, migrations: list[Migration] | None = None) -> list
         await leases.release(graph, LEASE, holder)
 
 
+# The properties a search filters on inside the vector index (cypher/schema/create_vector_index).
+VECTOR_FILTERS = frozenset({"user_id", "branch", "is_active", "created_seq", "memory_type"})
+
+
 async def ensure_vector_index(graph: Graph, dimensions: int) -> None:
-    """Creates the memory vector index for the model's dimension; a mismatch stops startup."""
+    """Creates the memory vector index for the model's dimension, or recreates one made before a
+    filter property joined it (the index is rebuilt from the nodes); a mismatch of dimensions
+    stops startup."""
     rows = await graph.read("schema/vector_index")
     if rows and rows[0]["dimensions"] != dimensions:
         raise MigrationError(
@@ -126,6 +132,10 @@ async def ensure_vector_index(graph: Graph, dimensions: int) -> None:
             f"embedding model makes {dimensions}: use the model the data was stored with, "
             "or re-embed every memory with `memory-service reembed` (see README)"
         )
-    if not rows:
+    stale = bool(rows) and not set(rows[0]["properties"]) >= VECTOR_FILTERS
+    if stale:
+        log.info("recreating the vector index with the filters %s", sorted(VECTOR_FILTERS))
+        await graph.write("schema/drop_vector_index")
+    if not rows or stale:
         await graph.write("schema/create_vector_index", dimensions=dimensions)
     await graph.read("schema/await_indexes")

@@ -28,7 +28,7 @@ from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.interval import IntervalTrigger
 
-from app import leases
+from app import leases, metrics
 from app.config import Settings
 from app.errors import Unavailable
 from app.registry import Registry
@@ -218,6 +218,7 @@ class Scheduler:
         due = due_run(job.trigger, datetime.now(UTC))
         if due is None:
             log.warning("job %s fired too late for any of its run times; skipped", job.name)
+            metrics.JOB_RUNS.labels(job.name, "missed").inc()
             return
         task = asyncio.current_task()
         if task is not None:
@@ -226,6 +227,7 @@ class Scheduler:
             await self._run_once(job, due)
         except Unavailable:
             log.warning("job %s run %s: the database is unavailable", job.name, due.isoformat())
+            metrics.JOB_RUNS.labels(job.name, "unavailable").inc()
         finally:
             if task is not None:
                 self._running.discard(task)
@@ -244,6 +246,7 @@ class Scheduler:
             result = await job.run(self._registry)
         except Exception as error:
             log.exception("job %s run %s failed", job.name, due.isoformat())
+            metrics.JOB_RUNS.labels(job.name, "failed").inc()
             await self._graph.write(
                 "scheduler/finish_run",
                 status="failed",
@@ -252,6 +255,7 @@ class Scheduler:
                 **keys,
             )
             return
+        metrics.JOB_RUNS.labels(job.name, "completed").inc()
         figures = {f"result_{name}": value for name, value in result.items()}
         await self._graph.write(
             "scheduler/finish_run", status="completed", error=None, result=figures, **keys

@@ -53,6 +53,7 @@ RETURN m.memory_id AS memory_id, score"""
 
 
 logging.getLogger("httpx").setLevel(logging.WARNING)  # not a line per request
+logging.getLogger("app.access").setLevel(logging.WARNING)  # nor the service's access log
 
 
 def log(message: str) -> None:

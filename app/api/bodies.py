@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from functools import wraps
-from typing import Any, TypeVar, cast
+from typing import Any, ClassVar, TypeVar, cast
 
 from pydantic import BaseModel, ValidationError
 from quart import Request, request
@@ -19,11 +19,26 @@ Handler = TypeVar("Handler", bound=Callable[..., Any])
 
 
 class JsonRequest(Request):
-    """Quart's request, where any body that cannot be decoded as JSON is a 400.
+    """Quart's request, where any body that cannot be decoded as JSON is a 400, and where the
+    routes of `larger_bodies` may carry bodies over MAX_CONTENT_LENGTH, up to their own limit.
 
     Quart turns only json's ValueError into a 400 (BadRequest): a body that is not UTF-8 fails
     to decode before json runs, and deep nesting makes json raise RecursionError.
     """
+
+    larger_bodies: ClassVar[Mapping[tuple[str, str], int]] = {}  # (method, path) -> bytes
+
+    def __init__(self, method: str, scheme: str, path: str, *args: Any, **kwargs: Any) -> None:
+        super().__init__(method, scheme, path, *args, **kwargs)
+        # Quart fixes a body's limit when it creates the request, before any route runs.
+        limit = self.larger_bodies.get((method, path))
+        if limit is not None:
+            self.body = self.body_class(self.content_length, limit)
+
+    @classmethod
+    def allowing(cls, larger_bodies: Mapping[tuple[str, str], int]) -> type[JsonRequest]:
+        """This request class with these routes' own body limits (one app's settings)."""
+        return type(cls.__name__, (cls,), {"larger_bodies": dict(larger_bodies)})
 
     async def get_json(self, force: bool = False, silent: bool = False, cache: bool = True) -> Any:
         try:

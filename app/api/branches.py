@@ -1,4 +1,4 @@
-"""/v1/branches: create, list, check out, diff against main, merge and delete."""
+"""/v1/branches: create, list, check out, diff against main, merge, pick and delete."""
 
 from __future__ import annotations
 
@@ -20,8 +20,10 @@ from app.models.branches import (
     DeletedBranch,
     Merge,
     Merged,
+    Pick,
+    Picked,
 )
-from app.services import branches
+from app.services import branches, pick
 
 blueprint = Blueprint("branches", __name__, url_prefix="/v1/branches")
 blueprint.before_request(require("user"))
@@ -63,6 +65,14 @@ async def diff(name: str) -> Any:
 @error_statuses(*USER_AUTH, *JSON_BODY, 404)
 async def merge(name: str, data: Merge) -> Any:
     return await branches.merge(registry(), caller(), name, data.strategy)
+
+
+@blueprint.post("/<name>/pick")
+@validate_body(Pick)
+@validate_response(Picked)
+@error_statuses(*USER_AUTH, *JSON_BODY, 404, 409)
+async def pick_changes(name: str, data: Pick) -> Any:
+    return await pick.pick(registry(), caller(), name, data)
 
 
 @blueprint.delete("/<name>")

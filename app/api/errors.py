@@ -12,7 +12,7 @@ from quart_schema import RequestSchemaValidationError, document_response
 from quart_schema.validation import QuerystringValidationError
 from werkzeug.exceptions import HTTPException
 
-from app.errors import DomainError, RateLimited, status_of
+from app.errors import DomainError, RateLimited, Unavailable, invalid_fields, status_of
 from app.models.errors import ErrorBody
 
 log = logging.getLogger(__name__)
@@ -52,16 +52,6 @@ def _error(status: int, detail: str, **extra: Any) -> Response:
     return response
 
 
-def _field_problems(error: ValidationError) -> list[dict[str, str]]:
-    return [
-        {
-            "field": ".".join(str(part) for part in problem["loc"]) or "body",
-            "problem": problem["msg"],
-        }
-        for problem in error.errors(include_url=False)
-    ]
-
-
 def _validation_response(error: RequestSchemaValidationError) -> Response:
     cause = error.validation_error
     if not isinstance(cause, ValidationError):
@@ -69,9 +59,7 @@ def _validation_response(error: RequestSchemaValidationError) -> Response:
     problems = cause.errors(include_url=False)
     if any(problem["type"] == "model_type" and not problem["loc"] for problem in problems):
         return _error(400, HTTP_DETAILS[415])
-    fields = _field_problems(cause)
-    first = fields[0]
-    detail = f"{first['field']}: {first['problem']}"
+    detail, fields = invalid_fields(cause)
     unparseable = isinstance(error, QuerystringValidationError) and any(
         problem["type"] in PARSE_ERROR_TYPES for problem in problems
     )
@@ -84,7 +72,8 @@ def register(app: Quart) -> None:
     @app.errorhandler(DomainError)
     async def domain_error(error: DomainError) -> Response:
         response = _error(status_of(error), error.detail, **error.extra)
-        if isinstance(error, RateLimited):
+        # 429 always; 503 when the outage is expected to pass (the database, not a missing LLM).
+        if isinstance(error, RateLimited | Unavailable) and error.retry_after_s is not None:
             response.headers["Retry-After"] = str(error.retry_after_s)
         return response
 

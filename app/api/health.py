@@ -7,6 +7,7 @@ from quart_schema import document_response, validate_response
 
 from app.api.context import registry
 from app.api.errors import error_statuses
+from app.errors import DATABASE_RETRY_AFTER_S
 from app.models.health import Alive, Ready
 from app.services import health
 
@@ -22,9 +23,10 @@ async def liveness() -> Response:
 @blueprint.get("/health/instance")
 @validate_response(Ready)
 @error_statuses(503)
-async def readiness() -> tuple[dict[str, str], int]:
+async def readiness() -> tuple[dict[str, str], int] | tuple[dict[str, str], int, dict[str, str]]:
     instance_id = registry().instance_id
     problem = await health.unready_because(registry())
     if problem is not None:
-        return {"status": "degraded", "instance_id": instance_id, "detail": problem}, 503
+        degraded = {"status": "degraded", "instance_id": instance_id, "detail": problem}
+        return degraded, 503, {"Retry-After": str(DATABASE_RETRY_AFTER_S)}
     return {"status": "ok", "instance_id": instance_id}, 200

@@ -11,6 +11,7 @@ from app.api.bodies import validate_body
 from app.api.context import registry
 from app.api.errors import JSON_BODY, QUERY_STRING, USER_AUTH, error_statuses
 from app.auth import caller, limited, require
+from app.models.history import History
 from app.models.memories import (
     BranchQuery,
     CorrectById,
@@ -34,7 +35,7 @@ from app.models.memories import (
     StoreMemory,
 )
 from app.models.purge import Purge, Purged
-from app.services import memories, profile, retrieval
+from app.services import history, memories, profile, retrieval
 
 # Aliased because the handlers below bear the same names.
 from app.services import observe as observe_service
@@ -136,6 +137,14 @@ async def query(data: MemoryQuery) -> Any:
 @error_statuses(*USER_AUTH, *QUERY_STRING, 404)
 async def get_memory(memory_id: str, query_args: BranchQuery) -> Any:
     return await memories.get(registry(), caller(), memory_id, query_args.branch)
+
+
+@blueprint.get("/memories/<memory_id>/history")
+@validate_querystring(BranchQuery)
+@validate_response(History)
+@error_statuses(*USER_AUTH, *QUERY_STRING, 404)
+async def memory_history(memory_id: str, query_args: BranchQuery) -> Any:
+    return await history.history(registry(), caller(), memory_id, query_args.branch)
 
 
 @blueprint.delete("/memories/<memory_id>")

@@ -129,11 +129,45 @@ class MemoryPage(BaseModel):
     next_cursor: str | None
 
 
-class ListQuery(BaseModel):
+SessionScope = Literal["prefer", "only"]
+
+
+class Scoped(BaseModel):
+    """Who and which session a read is about: `subject_id` keeps only that subject's memories
+    (memories without one are left out); with `session_scope` "only" the session is a strict
+    filter, with "prefer" (retrieve and correct by query) its memories rank first."""
+
+    subject_id: Name | None = None
+    session_id: Name | None = None
+    session_scope: SessionScope = "prefer"
+
+    @model_validator(mode="after")
+    def _session_for_scope(self) -> Scoped:
+        explicit = "session_scope" in self.model_fields_set
+        if explicit and self.session_scope == "only" and self.session_id is None:
+            raise ValueError('session_scope "only" needs a session_id')
+        return self
+
+    @property
+    def only_session(self) -> str | None:
+        """The session every memory must be of, if any."""
+        return self.session_id if self.session_scope == "only" else None
+
+
+class ListQuery(Scoped):
+    """A listing has no ranking to prefer a session in: a session_id always filters."""
+
     limit: PageSize = PAGE_SIZE_DEFAULT
     cursor: str | None = None
     memory_type: MemoryType | None = None
     branch: BranchName | None = None
+    session_scope: SessionScope = "only"
+
+    @model_validator(mode="after")
+    def _strict_session(self) -> ListQuery:
+        if self.session_scope == "prefer":
+            raise ValueError('a listing has no ranking: session_scope "prefer" does not apply')
+        return self
 
 
 class CorrectById(Strict):
@@ -142,7 +176,7 @@ class CorrectById(Strict):
     branch: BranchName | None = None
 
 
-class CorrectByQuery(CorrectById):
+class CorrectByQuery(CorrectById, Scoped):
     query: Annotated[QueryText, StringConstraints(min_length=1)]
 
 
@@ -205,11 +239,10 @@ class Retrieved(RootModel[list[Memory] | Explained]):
     """Memories ranked by relevance; `{results, explain}` when the request asks to explain."""
 
 
-class RetrieveRequest(Strict):
+class RetrieveRequest(Strict, Scoped):
     query: Annotated[QueryText, StringConstraints(min_length=1)]
     top_k: int | None = Field(default=None, ge=1, le=100)
     memory_types: list[MemoryType] | None = None
-    session_id: Name | None = None
     explain: Explain = False
     min_score: float | None = Field(default=None, ge=0.0)
     branch: BranchName | None = None

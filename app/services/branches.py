@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from app.errors import Conflict, Invalid, NotFound
 from app.graph import Row, Tx
 from app.models.branches import (
@@ -14,27 +12,13 @@ from app.models.branches import (
     DeletedBranch,
     Merged,
 )
-from app.models.feedback import SIGNALS
 from app.registry import Registry
-from app.services import snapshots, versions
+from app.services import merge_plan, snapshots, versions
 from app.services.memory_view import to_snapshot_memory
 from app.services.scope import MAIN, Caller, scope_for
+from app.services.versions import Why
 
 MAX_BRANCHES = 20
-# Bookkeeping that belongs to a node, not to the memory a merge carries over: node identity and
-# versioning, the time of the node's last change (every change sets it anew, so comparing it
-# would make a replaced memory differ again at once), and the feedback counters, which count
-# signals given on that branch and are not versioned.
-NOT_MERGED = (
-    "branch",
-    "created_seq",
-    "created_seq_text",
-    "ended_seq",
-    "memory_id",
-    "user_id",
-    "updated_at",
-    *SIGNALS,
-)
 
 
 async def create(
@@ -53,7 +37,7 @@ async def create(
     reads = await scope_for(registry, caller, source_branch)
 
     async def work(tx: Tx) -> None:
-        seq = await versions.open_change(tx, caller.user_id)
+        seq = await versions.open_change(tx, caller.user_id, Why("fork", name))
         state_seq = source.seq if source else seq - 1
         row = (
             await tx.run(
@@ -96,7 +80,7 @@ async def list_all(registry: Registry, caller: Caller) -> BranchList:
     return BranchList(active_branch=active, branches=[main, *others])
 
 
-async def _get(registry: Registry, user_id: str, name: str) -> Row:
+async def get(registry: Registry, user_id: str, name: str) -> Row:
     rows = await registry.graph.read("branches/get", user_id=user_id, name=name)
     if not rows:
         raise NotFound(f"branch {name} not found")
@@ -106,71 +90,18 @@ async def _get(registry: Registry, user_id: str, name: str) -> Row:
 
 async def checkout(registry: Registry, caller: Caller, name: str) -> CheckedOut:
     if name != MAIN:
-        await _get(registry, caller.user_id, name)
+        await get(registry, caller.user_id, name)
     await registry.graph.write("branches/checkout", user_id=caller.user_id, name=name)
     return CheckedOut(active_branch=name)
 
 
-def _carried(props: Row) -> dict[str, Any]:
-    return {key: value for key, value in props.items() if key not in NOT_MERGED}
-
-
-def plan_merge(
-    changes: list[Row], *, replacing: bool = True
-) -> tuple[list[Row], list[Row], list[Row]]:
-    """From a branch's changes since its fork (pure): new to main, changed, deactivated.
-
-    New: active branch memories main lacks (neither the memory itself nor an active exact
-    duplicate of it once the merge is done, as storing it on main would not create one either;
-    `replacing` says whether the merge applies the changed and deactivated ones, which can end
-    or change such a duplicate). Changed: memories on both whose branch version differs.
-    Deactivated: the changed ones that the branch deleted, corrected or purged while main still
-    shows them (one main no longer shows has nothing left to remove). A memory the branch only
-    gave new versions that left its properties as they were at the fork (feedback, links) is
-    none of these, whatever main did meanwhile.
-    """
-    changed: list[Row] = []
-    deactivated: list[Row] = []
-    candidates: list[Row] = []
-    for row in changes:
-        mine, theirs, forked = row["branch_memory"], row["main_memory"], row.get("fork_memory")
-        if forked is not None and _carried(forked) == _carried(mine):
-            continue  # a new version on the branch (feedback, links) that left it as it was
-        if theirs is None:
-            if mine.get("is_active"):
-                candidates.append(row)
-        elif _carried(mine) != _carried(theirs):
-            # What main has and the branch lacks (a deletion's reason, superseded_by) goes too.
-            replacement = {**dict.fromkeys(_carried(theirs).keys() - mine.keys()), **mine}
-            if mine.get("is_active"):
-                changed.append(replacement)
-            elif theirs.get("is_active"):
-                deactivated.append(replacement)
-    replaced = {props["memory_id"]: props for props in changed + deactivated} if replacing else {}
-
-    def still_duplicated(row: Row) -> bool:
-        fingerprint = row["branch_memory"].get("fingerprint")
-        for memory_id in row.get("duplicates_on_main") or []:
-            after = replaced.get(memory_id)
-            if after is None:
-                return True  # the merge leaves main's duplicate as it is
-            if after.get("is_active") and after.get("fingerprint") == fingerprint:
-                return True
-        return False
-
-    new = [row["branch_memory"] for row in candidates if not still_duplicated(row)]
-    return new, changed, deactivated
-
-
-def _since_fork(user_id: str, branch: Row) -> dict[str, Any]:
-    return {"user_id": user_id, "name": branch["name"], "base_seq": branch["base_seq"]}
-
-
 async def diff(registry: Registry, caller: Caller, name: str) -> BranchDiff:
     """What merging the branch into main would change."""
-    branch = await _get(registry, caller.user_id, name)
-    new, changed, deactivated = plan_merge(
-        await registry.graph.read("branches/changes", **_since_fork(caller.user_id, branch))
+    branch = await get(registry, caller.user_id, name)
+    new, changed, deactivated = merge_plan.plan(
+        await registry.graph.read(
+            "branches/changes", **merge_plan.since_fork(caller.user_id, branch)
+        )
     )
     return BranchDiff(
         branch=name,
@@ -185,12 +116,12 @@ async def merge(registry: Registry, caller: Caller, name: str, strategy: str) ->
 
     Merging twice changes nothing the second time.
     """
-    branch = await _get(registry, caller.user_id, name)
+    branch = await get(registry, caller.user_id, name)
 
     async def work(tx: Tx) -> Merged:
-        seq = await versions.open_change(tx, caller.user_id)
-        new, changed, deactivated = plan_merge(
-            await tx.run("branches/changes", **_since_fork(caller.user_id, branch)),
+        seq = await versions.open_change(tx, caller.user_id, Why("merge", name))
+        new, changed, deactivated = merge_plan.plan(
+            await tx.run("branches/changes", **merge_plan.since_fork(caller.user_id, branch)),
             replacing=strategy == "replace",
         )
         if new:
@@ -210,7 +141,7 @@ async def merge(registry: Registry, caller: Caller, name: str, strategy: str) ->
             caller.user_id,
             branch=MAIN,
             from_branch=name,
-            changes=[(props["memory_id"], _carried(props)) for props in replaced],
+            changes=[(props["memory_id"], merge_plan.carried(props)) for props in replaced],
         )
         return Merged(
             branch=name,
@@ -226,7 +157,7 @@ async def merge(registry: Registry, caller: Caller, name: str, strategy: str) ->
 async def delete(registry: Registry, caller: Caller, name: str) -> DeletedBranch:
     if name == MAIN:
         raise Invalid("the branch main cannot be deleted")
-    await _get(registry, caller.user_id, name)
+    await get(registry, caller.user_id, name)
 
     async def work(tx: Tx) -> None:
         await versions.drop_branch(tx, caller.user_id, name)

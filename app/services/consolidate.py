@@ -22,7 +22,7 @@ from app.registry import Registry
 from app.services import contradictions, cooldowns, versions
 from app.services.cooldowns import Trigger
 from app.services.scope import Caller, Scope, scope_for
-from app.services.versions import Link
+from app.services.versions import Link, Why
 
 MIN_SIMILARITY = 0.5
 HUB_LIMIT = 500
@@ -126,7 +126,7 @@ async def _record(registry: Registry, scope: Scope, found: list[Contradiction]) 
     ]
 
     async def work(tx: Tx) -> None:
-        seq = await versions.open_change(tx, scope.user_id)
+        seq = await versions.open_change(tx, scope.user_id, Why("consolidate", "contradictions"))
         await versions.revise(tx, seq, scope.user_id, scope.branch, changes)
         await versions.link(tx, seq, scope.user_id, scope.branch, _links(found, now))
 
@@ -164,7 +164,7 @@ async def _repair(registry: Registry, scope: Scope) -> tuple[int, int]:
         return 0, 0
 
     async def work(tx: Tx) -> int:
-        seq = await versions.open_change(tx, scope.user_id)
+        seq = await versions.open_change(tx, scope.user_id, Why("consolidate", "repair"))
         await versions.revise(tx, seq, scope.user_id, scope.branch, restored)
         return await versions.unlink(tx, seq, scope.user_id, scope.branch, links)
 

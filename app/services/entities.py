@@ -25,7 +25,7 @@ from app.services.entity_extractor import Mention, extract
 from app.services.entity_names import canonical_keys, compact_key, entity_key, prefix
 from app.services.memory_view import active_memory
 from app.services.scope import Caller, scope_for
-from app.services.versions import Link
+from app.services.versions import Link, Why
 
 MENTIONS = "MENTIONS"
 MANUAL = "manual"  # the source of links a caller makes
@@ -139,7 +139,7 @@ async def link_manually(registry: Registry, caller: Caller, request: LinkEntitie
     ]
 
     async def work(tx: Tx) -> list[Mention]:
-        seq = await versions.open_change(tx, scope.user_id)
+        seq = await versions.open_change(tx, scope.user_id, Why("link"))
         await active_memory(tx, scope, request.memory_id)
         [mentions] = await canonical(tx.run, scope.user_id, [named])
         links = await mention_links(tx, scope.user_id, [(request.memory_id, mentions)], MANUAL)

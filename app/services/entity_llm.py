@@ -16,6 +16,7 @@ from app.services import entities, versions
 from app.services.entity_extractor import Mention, negated_in
 from app.services.entity_names import entity_key
 from app.services.scope import Caller, scope_for
+from app.services.versions import Why
 
 LLM = "llm"
 
@@ -61,7 +62,7 @@ async def extract(
     ]
 
     async def work(tx: Tx) -> Extracted:
-        seq = await versions.open_change(tx, scope.user_id)
+        seq = await versions.open_change(tx, scope.user_id, Why("extract_entities"))
         resolved = await entities.canonical(tx.run, scope.user_id, found)
         by_memory = dict(zip(given, resolved, strict=True))
         relations = [

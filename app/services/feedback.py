@@ -31,7 +31,7 @@ from app.models.feedback import (
 from app.registry import Registry
 from app.services import tuning, versions
 from app.services.scope import Caller, scope_for
-from app.services.versions import Link
+from app.services.versions import Link, Why
 
 log = logging.getLogger(__name__)
 
@@ -48,7 +48,9 @@ async def record(
     scope = await scope_for(registry, caller, None)
 
     async def work(tx: Tx) -> Row:
-        seq = await versions.open_change(tx, scope.user_id, {"feedback_signals": 1})
+        seq = await versions.open_change(
+            tx, scope.user_id, Why("feedback", item.signal), {"feedback_signals": 1}
+        )
         rows = await tx.run(
             "feedback/record",
             **scope.params(),

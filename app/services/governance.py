@@ -33,6 +33,7 @@ from app.services import (
 from app.services.cooldowns import Trigger
 from app.services.memories import deletion
 from app.services.scope import Caller, Scope, scope_for
+from app.services.versions import Why
 
 log = logging.getLogger(__name__)
 
@@ -77,7 +78,7 @@ async def _clean(registry: Registry, scope: Scope) -> tuple[int, int, int, str |
     async def work(tx: Tx) -> tuple[int, int, int, str | None]:
         if not any(await stale(tx)):
             return 0, 0, 0, None  # no change opened: a no-op leaves no trace
-        seq = await versions.open_change(tx, scope.user_id)
+        seq = await versions.open_change(tx, scope.user_id, Why("governance"))
         low, expired, collectable = await stale(tx)  # again, now that the user's writes wait
         name = await snapshots.take_safety(
             tx,

@@ -5,7 +5,6 @@ candidates (scoring itself is graph_stage, pure)."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -14,7 +13,7 @@ from app.registry import Registry
 from app.services import graph_stage, ranking
 from app.services.entity_extractor import extract
 from app.services.entity_names import compact_key
-from app.services.scope import MAIN, Scope
+from app.services.scope import MAIN, MemoryFilter, Scope
 
 GRAPH = graph_stage.GraphConfig()
 
@@ -62,7 +61,7 @@ class Walk:
         scope: Scope,
         vector: list[float],
         candidates: list[ranking.Candidate],
-        memory_types: Sequence[str] | None,
+        keep: MemoryFilter,
         weights: ranking.Weights = ranking.DEFAULT_WEIGHTS,
     ) -> Expansion | None:
         """Walks from the query's entities and the best candidates' entities in one round trip
@@ -105,8 +104,7 @@ class Walk:
         rows = [
             {"memory": row["memory"], "vector_score": row["similarity"], "text_score": None}
             for row in found["memories"]
-            if row["memory"]["memory_id"] in hits
-            and (memory_types is None or row["memory"]["memory_type"] in memory_types)
+            if row["memory"]["memory_id"] in hits and keep.admits(row["memory"])
         ]
         return Expansion(keys=self.keys, rows=rows, hits=hits)
 

@@ -28,13 +28,14 @@ from app.services import confidence, entities, ranking, snapshots, versions
 from app.services.entity_extractor import Mention
 from app.services.identity import fingerprint, time_ordered_id
 from app.services.memory_view import active_memory, metadata, metadata_props, to_memory
-from app.services.scope import Caller, Scope, scope_for
-from app.services.versions import Link
+from app.services.scope import Caller, MemoryFilter, Scope, scope_for
+from app.services.versions import Link, Why
 
 AUTO = "auto"  # the source of the entity links extracted on every write
 CORRECTION_TIER = "T2"
 NOT_EMBEDDED = ""  # the embedding model of a memory stored without an embedding on purpose
 MIN_CORRECTION_COSINE = 0.3
+NEAREST_FILTERED = 50  # matches fetched when a subject or session narrows or steers the choice
 
 
 def memory_props(
@@ -68,6 +69,9 @@ def memory_props(
         **dict.fromkeys(SIGNALS, 0),
         **metadata_props(item.extra_metadata),
     }
+
+
+STORED = Why("store")
 
 
 def deletion(reason: str) -> dict[str, Any]:
@@ -131,6 +135,7 @@ async def _create(
     registry: Registry,
     scope: Scope,
     items: list[NewMemory],
+    why: Why,
     *,
     trust_tier: str | None = None,
     embed: bool = True,
@@ -153,7 +158,7 @@ async def _create(
     ]
 
     async def work(tx: Tx) -> list[tuple[Row, bool]]:
-        seq = await versions.open_change(tx, scope.user_id)
+        seq = await versions.open_change(tx, scope.user_id, why)
         made = await _create_in(tx, seq, scope, props, mentions)
         sources = [
             Link(memory_id=row["memory_id"], type="DERIVED_FROM", target_memory_id=source)
@@ -170,16 +175,20 @@ async def _create(
 async def store(registry: Registry, caller: Caller, item: StoreMemory) -> tuple[Memory, bool]:
     """Stores one memory; (memory, False) when an identical active one already exists."""
     scope = await scope_for(registry, caller, item.branch)
-    [(row, created)] = await _create(registry, scope, [item])
+    [(row, created)] = await _create(registry, scope, [item], STORED)
     return to_memory(row), created
 
 
 async def store_batch(
-    registry: Registry, caller: Caller, items: list[NewMemory], branch: str | None
+    registry: Registry,
+    caller: Caller,
+    items: list[NewMemory],
+    branch: str | None,
+    why: Why = STORED,
 ) -> list[Memory]:
     """Stores many memories in one encode call and one transaction."""
     scope = await scope_for(registry, caller, branch)
-    return [to_memory(row) for row, _ in await _create(registry, scope, items)]
+    return [to_memory(row) for row, _ in await _create(registry, scope, items, why)]
 
 
 async def store_derived(
@@ -188,13 +197,14 @@ async def store_derived(
     item: NewMemory,
     sources: list[str],
     trust_tier: str,
+    why: Why,
     *,
     embed: bool = True,
 ) -> tuple[Memory, bool]:
     """Stores a memory made from others (an insight, a summary), linked DERIVED_FROM each
     source in the same change; (memory, False) when an identical active one already exists."""
     [(row, created)] = await _create(
-        registry, scope, [item], trust_tier=trust_tier, embed=embed, derived_from=sources
+        registry, scope, [item], why, trust_tier=trust_tier, embed=embed, derived_from=sources
     )
     return to_memory(row), created
 
@@ -239,6 +249,8 @@ async def list_page(registry: Registry, caller: Caller, query: ListQuery) -> Mem
         **scope.params(),
         before=decode_cursor(query.cursor) if query.cursor else None,
         memory_type=query.memory_type,
+        subject_id=query.subject_id,
+        session_id=query.only_session,
         limit=query.limit + 1,
     )
     fetched = [to_memory(row["memory"]) for row in rows]
@@ -252,7 +264,7 @@ async def _correct(
     [embedding], mentions = await _understand(registry, [new_content])
 
     async def work(tx: Tx) -> Row:
-        seq = await versions.open_change(tx, scope.user_id)
+        seq = await versions.open_change(tx, scope.user_id, Why("correct", reason))
         old = await active_memory(tx, scope, memory_id)
         if old["content"] == new_content:
             raise Invalid("new_content is the same as the memory's current content")
@@ -293,15 +305,26 @@ async def correct(
 async def correct_by_query(
     registry: Registry, caller: Caller, request: CorrectByQuery
 ) -> Corrected:
-    """Corrects the active memory closest in meaning to the query; 404 when none is close."""
+    """Corrects the active memory closest in meaning to the query (of the subject and session
+    asked for; with session_scope "prefer", the session's closest if it is close enough);
+    404 when none is close."""
     scope = await scope_for(registry, caller, request.branch)
     vector = packed_vector(await registry.embedder.encode_query(request.query))
+    keep = MemoryFilter(subject_id=request.subject_id, session_id=request.only_session)
     rows = await registry.graph.read(
-        "retrieval/nearest", **scope.params(), shadows=scope.shadows, vector=vector
+        "retrieval/nearest",
+        **scope.params(),
+        shadows=scope.shadows,
+        vector=vector,
+        k=NEAREST_FILTERED if keep.narrows or request.session_id else 1,
+        subject_id=keep.subject_id,
+        session_id=keep.session_id,
     )
-    if not rows or ranking.cosine(rows[0]["score"]) < MIN_CORRECTION_COSINE:
+    close = [row for row in rows if ranking.cosine(row["score"]) >= MIN_CORRECTION_COSINE]
+    preferred = [row for row in close if row["session_id"] == request.session_id]
+    if not close:
         raise NotFound("no memory matches the query")
-    matched = rows[0]["memory_id"]
+    matched = (preferred or close)[0]["memory_id"]
     corrected = await _correct(registry, scope, matched, request.new_content, request.reason)
     return Corrected(**corrected.model_dump(), matched_memory_id=matched)
 
@@ -311,7 +334,7 @@ async def delete(registry: Registry, caller: Caller, memory_id: str, query: Dele
     scope = await scope_for(registry, caller, query.branch)
 
     async def work(tx: Tx) -> str:
-        seq = await versions.open_change(tx, scope.user_id)
+        seq = await versions.open_change(tx, scope.user_id, Why("delete", query.reason))
         await active_memory(tx, scope, memory_id)
         name = await snapshots.take_safety(
             tx,

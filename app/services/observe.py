@@ -10,10 +10,12 @@ from app.prompts import observe as prompt
 from app.registry import Registry
 from app.services.memories import store_batch
 from app.services.scope import Caller
+from app.services.versions import Why
 
 OBSERVED_CONFIDENCE = 0.7
 DISTILLED_TIER = "T3"
 SPEAKERS = ("user", "assistant")
+OBSERVED = Why("observe")
 RAW_OBSERVE_WARNING = (
     "no LLM is configured: each message was stored as it was, without distillation"
 )
@@ -32,7 +34,9 @@ async def observe(registry: Registry, caller: Caller, request: Observe) -> Obser
             for message in request.messages
             if message.role in SPEAKERS and message.content.strip()
         ]
-        stored = await store_batch(registry, caller, items, request.branch) if items else []
+        stored = (
+            await store_batch(registry, caller, items, request.branch, OBSERVED) if items else []
+        )
         return Observed(memories=stored, warning=RAW_OBSERVE_WARNING)
     transcript = "\n".join(f"{message.role}: {message.content}" for message in request.messages)
     answer = await registry.llm.complete_json(prompt.SYSTEM, transcript)
@@ -49,5 +53,5 @@ async def observe(registry: Registry, caller: Caller, request: Observe) -> Obser
         )
         for fact in distilled.facts
     ]
-    stored = await store_batch(registry, caller, facts, request.branch) if facts else []
+    stored = await store_batch(registry, caller, facts, request.branch, OBSERVED) if facts else []
     return Observed(memories=stored)

@@ -9,6 +9,7 @@ from app.services import snapshots, versions
 from app.services.memories import deletion
 from app.services.query_text import lucene_query
 from app.services.scope import Caller, Scope, scope_for
+from app.services.versions import Why
 
 
 async def _topic_ids(registry: Registry, scope: Scope, topic: str) -> list[str]:
@@ -35,7 +36,7 @@ async def purge(registry: Registry, caller: Caller, request: Purge) -> Purged:
     topic_ids = None if request.topic is None else await _topic_ids(registry, scope, request.topic)
 
     async def work(tx: Tx) -> Purged:
-        seq = await versions.open_change(tx, scope.user_id)
+        seq = await versions.open_change(tx, scope.user_id, Why("purge", request.reason))
         matched = await tx.run(
             "memories/select_for_purge",
             **scope.params(),

@@ -28,6 +28,7 @@ from app.registry import Registry
 from app.services import cooldowns, memories
 from app.services.cooldowns import Trigger
 from app.services.scope import Caller, Scope, scope_for
+from app.services.versions import Why
 
 MIN_SIMILARITY = 0.45
 HUB_LIMIT = 200
@@ -159,7 +160,7 @@ async def _reflect(registry: Registry, llm: LlmClient, caller: Caller, limit: in
         for number, content in (await _insights(llm, found)).items():
             insight = NewMemory(content=content, extra_metadata=INSIGHT_KIND)
             memory, created = await memories.store_derived(
-                registry, scope, insight, found[number].memory_ids, INSIGHT_TIER
+                registry, scope, insight, found[number].memory_ids, INSIGHT_TIER, Why("reflect")
             )
             if created:
                 stored.append(memory)

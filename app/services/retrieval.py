@@ -6,6 +6,7 @@ import time
 from datetime import UTC, datetime
 from typing import Any
 
+from app import metrics
 from app.graph import packed_vector
 from app.models.feedback import FEEDBACK_WEIGHT_DEFAULT
 from app.models.memories import Explain, FulltextRequest, Memory, RetrieveRequest
@@ -13,12 +14,12 @@ from app.registry import Registry
 from app.services import confidence, graph_walk, plugin_effects, ranking
 from app.services.memory_view import current_confidence, metadata_props, to_memory
 from app.services.query_text import content_words, coverage, lucene_query
-from app.services.scope import Caller, scope_for
+from app.services.scope import Caller, MemoryFilter, scope_for
 
 DEFAULT_TOP_K = {"retrieve": 5, "search": 10}
 CANDIDATE_FACTOR = 4
 MIN_CANDIDATES = 20
-TYPE_FILTER_FACTOR = 4
+FILTER_FACTOR = 4  # how many more candidates a filtered search fetches
 FULLTEXT_MIN_FETCH = 100
 FULLTEXT_MAX_FETCH = 100_000
 
@@ -66,17 +67,19 @@ async def hybrid(
     )
     vector = await registry.embedder.encode_query(request.query)
     embedded = time.perf_counter()
+    keep = MemoryFilter(request.memory_types, request.subject_id, request.only_session)
     wanted = max(MIN_CANDIDATES, top_k * CANDIDATE_FACTOR)
-    if request.memory_types:
-        wanted *= TYPE_FILTER_FACTOR
+    # Types are filtered inside the vector search; the rest apply to what the searches find.
+    vector_k = wanted * FILTER_FACTOR if keep.narrows else wanted
+    text_k = wanted * FILTER_FACTOR if keep.narrows or request.memory_types else wanted
     params = {
         **scope.params(),
+        **keep.params(),
         "shadows": scope.shadows,
         "vector": packed_vector(vector),
-        "vector_k": wanted,
+        "vector_k": vector_k,
         "lucene": lucene_query(request.query, scope.user_id, scope.branch, scope.view_seq),
-        "text_k": wanted,
-        "memory_types": request.memory_types,
+        "text_k": text_k,
     }
     profile: dict[str, Any] | None = None
     if request.explain == "analyze":
@@ -86,16 +89,14 @@ async def hybrid(
     queried = time.perf_counter()
     rows: list[dict[str, Any]] = found["candidates"]
     now = datetime.now(UTC)
-    session_id = request.session_id if mode == "retrieve" else None
+    session_id = request.session_id if mode == "retrieve" else None  # the session it prefers
     weight = found["feedback_weight"]
     if weight is None:
         weight = FEEDBACK_WEIGHT_DEFAULT
     query_words = content_words(request.query)
     candidates = [_candidate(row, query_words, session_id, now) for row in rows]
     expansion = (
-        await walk.expand(registry, scope, vector, candidates, request.memory_types, weights)
-        if walk
-        else None
+        await walk.expand(registry, scope, vector, candidates, keep, weights) if walk else None
     )
     if expansion is not None:
         known = {candidate.memory_id for candidate in candidates}
@@ -116,6 +117,13 @@ async def hybrid(
     by_id = {row["memory"]["memory_id"]: row["memory"] for row in rows}
     results = [to_memory(by_id[item.memory_id], item.score) for item in ranked]
     finished = time.perf_counter()
+    for stage, seconds in (
+        ("embed", embedded - started),
+        ("candidates", queried - embedded),
+        ("graph", expanded - queried),
+        ("rank", finished - expanded),
+    ):
+        metrics.RETRIEVAL_STAGE_SECONDS.labels(stage).observe(seconds)
     if not request.explain:
         return results
     return {

@@ -1,7 +1,9 @@
-"""Scope of a request: the user it acts for and the branch a memory operation works on."""
+"""Scope of a request: the user it acts for, the branch a memory operation works on, and which
+memories a read keeps."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,6 +19,35 @@ class Caller:
 
     user_id: str
     active_branch: str = MAIN
+
+
+@dataclass(frozen=True)
+class MemoryFilter:
+    """Which memories a read keeps: of these types, of this subject, of this session only."""
+
+    memory_types: Sequence[str] | None = None
+    subject_id: str | None = None
+    session_id: str | None = None
+
+    @property
+    def narrows(self) -> bool:
+        """Whether it keeps a subject or a session only: filters a search applies to what it
+        found, so it fetches more (types are filtered inside the search itself)."""
+        return self.subject_id is not None or self.session_id is not None
+
+    def admits(self, memory: Mapping[str, Any]) -> bool:
+        return (
+            (self.memory_types is None or memory["memory_type"] in self.memory_types)
+            and (self.subject_id is None or memory.get("subject_id") == self.subject_id)
+            and (self.session_id is None or memory.get("session_id") == self.session_id)
+        )
+
+    def params(self) -> dict[str, Any]:
+        return {
+            "memory_types": self.memory_types,
+            "subject_id": self.subject_id,
+            "session_id": self.session_id,
+        }
 
 
 @dataclass(frozen=True)

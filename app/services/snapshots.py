@@ -23,6 +23,7 @@ from app.registry import Registry
 from app.services import versions
 from app.services.memory_view import is_metadata, to_snapshot_memory
 from app.services.scope import Caller, scope_for
+from app.services.versions import Why
 
 MAX_USER_SNAPSHOTS = 20
 GC_BATCH = 5_000
@@ -185,7 +186,7 @@ async def rollback(registry: Registry, caller: Caller, name: str) -> RolledBack:
     safety_kept = registry.settings.safety_snapshots_kept
 
     async def work(tx: Tx) -> dict[str, Any]:
-        seq = await versions.open_change(tx, user_id)
+        seq = await versions.open_change(tx, user_id, Why("rollback", name))
         safety = await take_safety(
             tx, user_id, branch, seq, "pre_rollback", f"before rollback to {name}", safety_kept
         )

@@ -25,6 +25,7 @@ from app.prompts import summaries as prompt
 from app.registry import Registry
 from app.services import memories, tasks
 from app.services.scope import Caller, Scope, scope_for
+from app.services.versions import Why
 
 KIND = "summary"
 MAX_LIGHTWEIGHT = 3
@@ -122,6 +123,7 @@ async def run(registry: Registry, task: Row) -> dict[str, Any]:
         item,
         [source["memory_id"] for source in sources],
         SUMMARY_TIER,
+        Why("summary", mode),
         embed=params["generate_embedding"],
     )
     result: dict[str, Any] = memory.model_dump(mode="json")

@@ -10,6 +10,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from app import metrics
 from app.errors import DomainError, NotFound, Unavailable
 from app.graph import Row
 from app.models.tasks import Task
@@ -60,13 +61,15 @@ async def _renew(registry: Registry, task_id: str, holder: str) -> None:
 
 
 async def _finish(
-    registry: Registry, task_id: str, holder: str, result: dict[str, Any] | None, error: str | None
+    registry: Registry, task: Row, holder: str, result: dict[str, Any] | None, error: str | None
 ) -> None:
+    status = "failed" if error is not None else "completed"
+    metrics.TASKS.labels(task["kind"], status).inc()
     await registry.graph.write(
         "tasks/finish",
-        task_id=task_id,
+        task_id=task["task_id"],
         holder=holder,
-        status="failed" if error is not None else "completed",
+        status=status,
         result=None if result is None else json.dumps(result, ensure_ascii=False),
         error=error,
     )
@@ -76,19 +79,20 @@ async def execute(registry: Registry, task: Row, holder: str, run: TaskRun) -> d
     """Runs a task `holder` has claimed, renewing the claim meanwhile, and records how it ended:
     `completed` with its result, or `failed` with the error's message (a domain error's detail,
     or a generic message for a bug, which is logged). Returns the result; re-raises the error."""
+    metrics.TASKS.labels(task["kind"], "started").inc()
     renewal = asyncio.create_task(_renew(registry, task["task_id"], holder))
     try:
         result = await run(registry, task)
     except DomainError as error:
-        await _finish(registry, task["task_id"], holder, None, error.detail)
+        await _finish(registry, task, holder, None, error.detail)
         raise
     except Exception:
         log.exception("task %s (%s) failed", task["task_id"], task["kind"])
-        await _finish(registry, task["task_id"], holder, None, INTERNAL_ERROR)
+        await _finish(registry, task, holder, None, INTERNAL_ERROR)
         raise
     finally:
         renewal.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await renewal
-    await _finish(registry, task["task_id"], holder, result, None)
+    await _finish(registry, task, holder, result, None)
     return result

@@ -21,11 +21,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from app.graph import Row, Tx, packed_vector
+from app.models.history import ChangeKind
 from app.services.query_text import seq_text
 from app.services.scope import MAIN
+
+# A change that created no node yet (a fork) keeps its record this long at least.
+CHANGE_RECORD_MIN_AGE = timedelta(days=1)
 
 
 @dataclass(frozen=True)
@@ -51,10 +56,24 @@ class Link:
         }
 
 
-async def open_change(tx: Tx, user_id: str, counts: dict[str, int] | None = None) -> int:
-    """The seq of a new change; also serialises the user's concurrent writes, and adds `counts`
-    to the user's counters of those names."""
-    rows = await tx.run("versions/next_seq", user_id=user_id, counts=counts or {})
+@dataclass(frozen=True)
+class Why:
+    """What a change does and why, recorded with it (a memory's history shows it)."""
+
+    kind: ChangeKind
+    reason: str = ""
+
+
+async def open_change(tx: Tx, user_id: str, why: Why, counts: dict[str, int] | None = None) -> int:
+    """The seq of a new change, recorded as a (:Change) with `why`; also serialises the user's
+    concurrent writes, and adds `counts` to the user's counters of those names."""
+    rows = await tx.run(
+        "versions/next_seq",
+        user_id=user_id,
+        kind=why.kind,
+        reason=why.reason,
+        counts=counts or {},
+    )
     return int(rows[0]["seq"])
 
 
@@ -264,8 +283,14 @@ async def drop_branch(tx: Tx, user_id: str, branch: str) -> int:
 
 
 async def collect_garbage(tx: Tx, batch: int) -> int:
-    """Deletes up to `batch` past versions no snapshot can see any more; returns how many."""
+    """Deletes up to `batch` past versions no snapshot can see any more, and change records
+    (a day old at least) of which no version is left; returns how many versions."""
     rows = await tx.run("versions/collect_garbage", batch=batch)
+    await tx.run(
+        "versions/collect_changes",
+        before=datetime.now(UTC) - CHANGE_RECORD_MIN_AGE,
+        batch=batch,
+    )
     return int(rows[0]["deleted"])
 
 
@@ -281,3 +306,63 @@ async def set_embeddings(tx: Tx, model: str, embeddings: dict[str, list[float]])
         ],
     )
     return int(rows[0]["updated"])
+
+
+async def load(
+    tx: Tx, user_id: str, nodes: Sequence[Row], links: Sequence[Row], batch: int = 500
+) -> Row:
+    """Import (see services/transfer): creates the user's memory nodes exactly as exported,
+    current or past, with their seqs, unless the user holds that node already (same memory_id,
+    branch and created_seq; a committed node never changes, so it is the same node), then the
+    links the created nodes own. No change is opened: the nodes keep the seqs they had, so
+    snapshots and rollbacks read them as they did where they came from.
+
+    `nodes`: {label ("Memory" | "MemoryVersion"), props (memory_id, branch, created_seq and every
+    other property), embedding (floats or None)}. `links`: {owner and, for a link between
+    memories, memory (each a (memory_id, branch, created_seq) key of a node given here or held),
+    type, inbound, entity, session, feedback (keys of the user's nodes), props}.
+    Returns `created` and `held` (nodes) and `linked` (links).
+    """
+    node_ids: dict[tuple[str, str, int], str] = {}
+    created: set[tuple[str, str, int]] = set()
+    for start in range(0, len(nodes), batch):
+        rows = await tx.run(
+            "versions/load",
+            user_id=user_id,
+            nodes=[
+                {
+                    "label": node["label"],
+                    "props": node["props"],
+                    "embedding": None
+                    if node["embedding"] is None
+                    else packed_vector(node["embedding"]),
+                }
+                for node in nodes[start : start + batch]
+            ],
+        )
+        for row in rows:
+            key = (row["memory_id"], row["branch"], row["created_seq"])
+            node_ids[key] = row["node"]
+            if row["created"]:
+                created.add(key)
+    owned = [
+        {
+            "node": node_ids[item["owner"]],
+            "type": item["type"],
+            "inbound": item["inbound"],
+            "memory": None if item["memory"] is None else node_ids[item["memory"]],
+            "entity": item["entity"],
+            "session": item["session"],
+            "feedback": item["feedback"],
+            "props": item["props"],
+        }
+        for item in links
+        if item["owner"] in created
+    ]
+    linked = 0
+    for start in range(0, len(owned), batch):
+        rows = await tx.run(
+            "versions/load_links", user_id=user_id, links=owned[start : start + batch]
+        )
+        linked += int(rows[0]["linked"])
+    return {"created": len(created), "held": len(node_ids) - len(created), "linked": linked}

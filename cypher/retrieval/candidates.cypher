@@ -3,8 +3,12 @@
 // (see scope.Scope) searches its own nodes and main's nodes created up to $view_seq, each inside
 // the index, fetches $shadows more of main's (as many as its own nodes may hide) and keeps the
 // best $vector_k (and $text_k) of what it sees, so it gets the candidates a full copy would.
+// Wanted memory types are filtered inside the vector index too, one search per type, so that a
+// rare type still gets its nearest memories; subject and strict session filters apply to what
+// the searches find (the caller fetches more when they are given).
 // params: user_id, branch, view_seq (or null), shadows, vector, vector_k, lucene (or null),
-//         text_k, memory_types (or null)
+//         text_k, memory_types (or null), subject_id (or null), session_id (or null: no
+//         strict session filter)
 // returns: one row: candidates (list of {memory, vector_score (0..1 or null), text_score (or
 //          null)}; memory is a map without the embedding, timestamps as ISO strings, far cheaper
 //          for the driver to decode than temporal values) and feedback_weight (the user's, or
@@ -13,6 +17,7 @@
 CYPHER 25
 CALL () {
   CALL () {
+    WITH 1 AS unused WHERE $memory_types IS NULL
     MATCH (m:Memory)
       SEARCH m IN (
         VECTOR INDEX memory_embedding
@@ -22,7 +27,7 @@ CALL () {
       ) SCORE AS score
     RETURN m, score
     UNION ALL
-    WITH 1 AS unused WHERE $view_seq IS NOT NULL
+    WITH 1 AS unused WHERE $memory_types IS NULL AND $view_seq IS NOT NULL
     MATCH (m:Memory)
       SEARCH m IN (
         VECTOR INDEX memory_embedding
@@ -33,6 +38,33 @@ CALL () {
       ) SCORE AS score
     WITH m, score
     WHERE NOT EXISTS { (:Memory {memory_id: m.memory_id, branch: $branch}) }
+    RETURN m, score
+    UNION ALL
+    UNWIND coalesce($memory_types, []) AS wanted
+    CALL (wanted) {
+      MATCH (m:Memory)
+        SEARCH m IN (
+          VECTOR INDEX memory_embedding
+          FOR $vector
+          WHERE m.user_id = $user_id AND m.branch = $branch AND m.is_active = true
+            AND m.memory_type = wanted
+          LIMIT $vector_k
+        ) SCORE AS score
+      RETURN m, score
+      UNION ALL
+      WITH 1 AS unused WHERE $view_seq IS NOT NULL
+      MATCH (m:Memory)
+        SEARCH m IN (
+          VECTOR INDEX memory_embedding
+          FOR $vector
+          WHERE m.user_id = $user_id AND m.branch = 'main' AND m.is_active = true
+            AND m.created_seq <= $view_seq AND m.memory_type = wanted
+          LIMIT $vector_k + $shadows
+        ) SCORE AS score
+      WITH m, score
+      WHERE NOT EXISTS { (:Memory {memory_id: m.memory_id, branch: $branch}) }
+      RETURN m, score
+    }
     RETURN m, score
   }
   WITH m, score ORDER BY score DESC LIMIT $vector_k
@@ -51,7 +83,9 @@ CALL () {
   RETURN m, null AS vector_score, score AS text_score
 }
 WITH m, max(vector_score) AS vector_score, max(text_score) AS text_score
-WHERE $memory_types IS NULL OR m.memory_type IN $memory_types
+WHERE ($memory_types IS NULL OR m.memory_type IN $memory_types)
+  AND ($subject_id IS NULL OR m.subject_id = $subject_id)
+  AND ($session_id IS NULL OR m.session_id = $session_id)
 WITH collect({
   memory: m {.*, branch: $branch, embedding: null, created_at: toString(m.created_at),
              updated_at: toString(m.updated_at), observed_at: toString(m.observed_at)},

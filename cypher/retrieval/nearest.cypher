@@ -1,7 +1,9 @@
-// The active memory closest in meaning to a vector (correct-by-query), among the branch's own
-// and, for a copy-on-write branch, main's nodes it reads (see scope.Scope).
-// params: user_id, branch, view_seq (or null), shadows, vector
-// returns: memory_id, score (0..1)
+// The active memories closest in meaning to a vector (correct-by-query), among the branch's
+// own and, for a copy-on-write branch, main's nodes it reads (see scope.Scope), best first,
+// those of another subject or (strictly) another session left out.
+// params: user_id, branch, view_seq (or null), shadows, vector, k, subject_id (or null),
+//         session_id (or null: no strict session filter)
+// returns: memory_id, session_id, score (0..1)
 CYPHER 25
 CALL () {
   MATCH (m:Memory)
@@ -9,7 +11,7 @@ CALL () {
       VECTOR INDEX memory_embedding
       FOR $vector
       WHERE m.user_id = $user_id AND m.branch = $branch AND m.is_active = true
-      LIMIT 1
+      LIMIT $k
     ) SCORE AS score
   RETURN m, score
   UNION ALL
@@ -20,11 +22,15 @@ CALL () {
       FOR $vector
       WHERE m.user_id = $user_id AND m.branch = 'main' AND m.is_active = true
         AND m.created_seq <= $view_seq
-      LIMIT 1 + $shadows
+      LIMIT $k + $shadows
     ) SCORE AS score
   WITH m, score
   WHERE NOT EXISTS { (:Memory {memory_id: m.memory_id, branch: $branch}) }
   RETURN m, score
 }
-WITH m, score ORDER BY score DESC LIMIT 1
-RETURN m.memory_id AS memory_id, score
+WITH m, score
+WHERE ($subject_id IS NULL OR m.subject_id = $subject_id)
+  AND ($session_id IS NULL OR m.session_id = $session_id)
+RETURN m.memory_id AS memory_id, m.session_id AS session_id, score
+ORDER BY score DESC
+LIMIT $k

@@ -1,5 +1,6 @@
 // The vector index over current memories, with the properties one user's search filters on.
-// returns: name, dimensions (null when the index does not exist yet)
-SHOW VECTOR INDEXES YIELD name, options
+// returns: name, dimensions, properties (the embedding, then the filter properties); no row when
+//          the index does not exist yet
+SHOW VECTOR INDEXES YIELD name, options, properties
 WHERE name = 'memory_embedding'
-RETURN name, options.indexConfig.`vector.dimensions` AS dimensions
+RETURN name, options.indexConfig.`vector.dimensions` AS dimensions, properties

@@ -1,10 +1,11 @@
 // Opens a change for a user: increments their sequence number (creating the user on first
-// write) and any counters of theirs the change brings ($counts, e.g. feedback signals). Writing
+// write) and any counters of theirs the change brings ($counts, e.g. feedback signals), and
+// records the change with what it does and why (a memory's history reads it). Writing
 // the user node first also serialises the user's concurrent changes. Every write of the user
 // node within a change happens here: a second write in a later statement of the same
 // transaction deadlocks with concurrent changes waiting for the node (Neo4j then also wants
 // the node's relationship-group lock, which a waiting change already holds).
-// params: user_id, counts (map of counter name to increment)
+// params: user_id, kind, reason, counts (map of counter name to increment)
 // returns: seq
 CYPHER 25
 OPTIONAL MATCH (found:User {id: $user_id})
@@ -19,4 +20,5 @@ CALL (found) {
 }
 SET u.seq = coalesce(u.seq, 0) + 1
 FOREACH (name IN keys($counts) | SET u[name] = coalesce(u[name], 0) + $counts[name])
+CREATE (:Change {user_id: $user_id, seq: u.seq, kind: $kind, reason: $reason, at: datetime()})
 RETURN u.seq AS seq

@@ -1,19 +1,25 @@
-"""Fixtures of the HTTP tests that need an LLM: a fake OpenAI-compatible server on loopback and
-an app configured to call it (the shared app of tests/conftest.py has no LLM)."""
+"""Fixtures of the HTTP tests that need an LLM (a fake OpenAI-compatible server on loopback and
+an app configured to call it; the shared app of tests/conftest.py has none) or a real HTTP
+server (the MCP tests: the SDK's clients speak HTTP, not Quart's test client)."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Iterator
 
 import pytest
 import pytest_asyncio
+from hypercorn.asyncio import serve
+from hypercorn.config import Config
 from quart import Quart
 from quart.testing.app import TestApp
 
 from app import create_app
+from app.config import Settings
 from app.embedder import SentenceTransformerEmbedder
 from tests.conftest import STARTUP_TIMEOUT_S, make_settings
 from tests.support.fake_llm import FakeLlm
+from tests.support.service_process import free_port, wait_until_ready
 
 
 @pytest.fixture(scope="module")
@@ -26,16 +32,45 @@ def fake_llm() -> Iterator[FakeLlm]:
 @pytest_asyncio.fixture(loop_scope="session", scope="module")
 async def llm_app(fake_llm: FakeLlm, embedder: SentenceTransformerEmbedder) -> AsyncIterator[Quart]:
     """An app whose LLM is the fake server (one per module that uses it)."""
-    settings = make_settings(
+    service = create_app(_with_llm(fake_llm, "llm"), embedder=embedder)
+    async with TestApp(service, startup_timeout=STARTUP_TIMEOUT_S):
+        yield service
+
+
+def _with_llm(fake_llm: FakeLlm, instance_id: str) -> Settings:
+    return make_settings(
         llm_api_key="test",
         llm_base_url=fake_llm.base_url,
         llm_model="fake-model",
         llm_timeout_s=10.0,
-        instance_id="llm",
+        instance_id=instance_id,
     )
-    service = create_app(settings, embedder=embedder)
-    async with TestApp(service, startup_timeout=STARTUP_TIMEOUT_S):
-        yield service
+
+
+@pytest_asyncio.fixture(loop_scope="session", scope="module")
+async def served(fake_llm: FakeLlm, embedder: SentenceTransformerEmbedder) -> AsyncIterator[str]:
+    """The base URL of the service (LLM: the fake server) served by hypercorn on loopback, in
+    this event loop, until the module's tests are done."""
+    config = Config()
+    port = free_port()
+    config.bind = [f"127.0.0.1:{port}"]
+    config.graceful_timeout = 5
+    stop = asyncio.Event()
+    app = create_app(_with_llm(fake_llm, "served"), embedder=embedder)
+    server = asyncio.create_task(serve(app, config, shutdown_trigger=stop.wait))
+    address = f"http://127.0.0.1:{port}"
+    try:
+        await wait_until_ready(address, STARTUP_TIMEOUT_S, lambda: _stopped(server))
+        yield address
+    finally:
+        stop.set()
+        await server
+
+
+def _stopped(server: asyncio.Task[None]) -> str | None:
+    if not server.done():
+        return None
+    return f"the server stopped: {server.exception() if not server.cancelled() else 'cancelled'}"
 
 
 @pytest.fixture

@@ -1,14 +1,19 @@
-"""Rate limits of the memory endpoints: per API key and operation class, master key exempt."""
+"""Rate limits of the memory endpoints: per API key and operation class, master key exempt;
+a rate-limit storage that is down answers 503."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from quart.testing.app import TestApp
 from quart.typing import TestClientProtocol
 
-from tests.conftest import MASTER, create_user
+from app import create_app
+from app.embedder import SentenceTransformerEmbedder
+from tests.conftest import MASTER, STARTUP_TIMEOUT_S, create_user, make_settings
 from tests.support.http import error_detail
 from tests.support.memories import listed_ids
+from tests.support.service_process import free_port
 
 
 async def _batch(client: TestClientProtocol, headers: dict[str, str], i: int) -> Any:
@@ -84,3 +89,20 @@ async def test_store_and_retrieve_windows_are_separate(client: TestClientProtoco
     await _retry_after(await _cheap_read(client, user.headers))
     stored = await client.post("/v1/memories", json={"content": "still fine"}, headers=user.headers)
     assert stored.status_code == 201
+
+
+async def test_an_unreachable_rate_limit_storage_answers_503_not_500(
+    embedder: SentenceTransformerEmbedder,
+) -> None:
+    # Nothing listens on the port: the Redis a deployment named is down.
+    settings = make_settings(rate_limit_storage_uri=f"redis://127.0.0.1:{free_port()}/0")
+    service = create_app(settings, embedder=embedder)
+    async with TestApp(service, startup_timeout=STARTUP_TIMEOUT_S):
+        client = service.test_client()
+        user = await create_user(client, "redis-down")
+        response = await client.post(
+            "/v1/memories", json={"content": "not stored"}, headers=user.headers
+        )
+        assert "rate-limit storage" in await error_detail(response, 503)
+        assert int(response.headers["Retry-After"]) > 0
+        assert await listed_ids(client, MASTER | {"X-User-Id": user.user_id}) == []

@@ -1,34 +1,19 @@
-"""`memory-service serve` runs the service until SIGTERM, and `memory-service keys create`
-issues a working key through it."""
+"""`memory-service serve` runs the service until SIGTERM, `memory-service keys create` issues a
+working key through it, every subcommand has help, and `mcp` (stdio) wants the user's key."""
 
 from __future__ import annotations
 
 import asyncio
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import httpx
 
 from tests.conftest import MASTER_KEY, NEO4J_URI
-from tests.support.service_process import REPO, ServiceProcess, free_port
+from tests.support.service_process import COMMAND, REPO, free_port, serve_command
 
 STARTUP_TIMEOUT_S = 120
-COMMAND = [sys.executable, "-m", "app.cli"]
-
-
-def _serve(port: int, environment: dict[str, str], log_path: Path) -> ServiceProcess:
-    with log_path.open("wb") as log:
-        process = subprocess.Popen(
-            [*COMMAND, "serve", "--port", str(port)],
-            cwd=REPO,
-            env=environment,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-    return ServiceProcess("cli-serve", port, process, log_path)
 
 
 async def test_serve_then_create_a_key_and_use_it(tmp_path: Path) -> None:
@@ -41,7 +26,7 @@ async def test_serve_then_create_a_key_and_use_it(tmp_path: Path) -> None:
         "SCHEDULER_ENABLED": "false",
         "MEMORY_SERVICE_URL": f"http://127.0.0.1:{port}",
     }
-    service = _serve(port, environment, tmp_path / "serve.log")
+    service = serve_command(port, environment, tmp_path / "serve.log")
     try:
         await service.wait_ready(STARTUP_TIMEOUT_S)
         issued = await asyncio.create_subprocess_exec(
@@ -70,3 +55,24 @@ async def test_serve_then_create_a_key_and_use_it(tmp_path: Path) -> None:
         assert service.terminate(timeout_s=30) == 0, service.log_tail()  # SIGTERM: a clean stop
     finally:
         service.kill()
+
+
+def test_every_subcommand_has_help() -> None:
+    shown = subprocess.run(
+        [*COMMAND, "--help"], cwd=REPO, capture_output=True, text=True, timeout=60, check=True
+    )
+    for subcommand in ("serve", "mcp", "keys", "reembed", "version"):
+        assert subcommand in shown.stdout
+    mcp_help = subprocess.run(
+        [*COMMAND, "mcp", "--help"], cwd=REPO, capture_output=True, text=True, timeout=60
+    )
+    assert "MEMORY_SERVICE_URL" in mcp_help.stdout
+
+
+def test_mcp_over_stdio_needs_the_users_api_key() -> None:
+    environment = {k: v for k, v in os.environ.items() if k != "MEMORY_API_KEY"}
+    started = subprocess.run(
+        [*COMMAND, "mcp"], cwd=REPO, env=environment, capture_output=True, text=True, timeout=60
+    )
+    assert started.returncode == 2
+    assert "MEMORY_API_KEY" in started.stderr

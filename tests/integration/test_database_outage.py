@@ -43,7 +43,7 @@ async def forwarder() -> AsyncIterator[TcpForwarder]:
 async def outage_app(
     forwarder: TcpForwarder, embedder: SentenceTransformerEmbedder, monkeypatch: pytest.MonkeyPatch
 ) -> AsyncIterator[Quart]:
-    # The driver retries a failed transaction for up to 10 s before giving up (the service's
+    # The driver retries a failed transaction for up to 5 s before giving up (the service's
     # setting); a 1 s budget gives the same 503, without each request of the test waiting ~15 s.
     real_driver = AsyncGraphDatabase.driver
 

@@ -59,20 +59,16 @@ class ServiceProcess:
 
     async def wait_ready(self, timeout_s: float) -> None:
         """Waits for GET /health/instance to answer 200 (the app has started serving)."""
-        deadline = time.monotonic() + timeout_s
-        async with httpx.AsyncClient(timeout=2.0) as http:
-            while time.monotonic() < deadline:
-                if self.process.poll() is not None:
-                    raise AssertionError(
-                        f"{self.instance_id} exited with {self.process.returncode}:\n"
-                        + self.log_tail()
-                    )
-                with contextlib.suppress(httpx.HTTPError):
-                    response = await http.get(f"{self.base_url}/health/instance")
-                    if response.status_code == 200:
-                        return
-                await asyncio.sleep(0.25)
-        raise AssertionError(f"{self.instance_id} not ready in {timeout_s}s:\n" + self.log_tail())
+
+        def exited() -> str | None:
+            if self.process.poll() is None:
+                return None
+            return f"{self.instance_id} exited with {self.process.returncode}:\n{self.log_tail()}"
+
+        try:
+            await wait_until_ready(self.base_url, timeout_s, exited)
+        except TimeoutError as error:
+            raise AssertionError(f"{error}:\n{self.log_tail()}") from error
 
     def kill(self) -> None:
         """SIGKILL: the process (and anything it started) dies at once, without any shutdown."""
@@ -90,6 +86,43 @@ class ServiceProcess:
             except subprocess.TimeoutExpired:
                 self.kill()
         return self.process.returncode
+
+
+async def wait_until_ready(
+    base_url: str, timeout_s: float, stopped: Callable[[], str | None]
+) -> None:
+    """Waits for GET /health/instance to answer 200; AssertionError with `stopped()`'s account
+    when the server stops first, TimeoutError when it takes longer than `timeout_s`."""
+    deadline = time.monotonic() + timeout_s
+    async with httpx.AsyncClient(timeout=2.0) as http:
+        while time.monotonic() < deadline:
+            problem = stopped()
+            if problem is not None:
+                raise AssertionError(problem)
+            with contextlib.suppress(httpx.HTTPError):
+                response = await http.get(f"{base_url}/health/instance")
+                if response.status_code == 200:
+                    return
+            await asyncio.sleep(0.25)
+    raise TimeoutError(f"{base_url} not ready in {timeout_s}s")
+
+
+COMMAND = [sys.executable, "-m", "app.cli"]  # the console entry point, as installed
+
+
+def serve_command(port: int, environment: dict[str, str], log_path: Path) -> ServiceProcess:
+    """Starts `memory-service serve --port PORT` with exactly this environment."""
+    with log_path.open("wb") as log:
+        process = subprocess.Popen(
+            [*COMMAND, "serve", "--port", str(port)],
+            cwd=REPO,
+            env=environment,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+            preexec_fn=_die_with_parent,
+        )
+    return ServiceProcess("cli-serve", port, process, log_path)
 
 
 def start_service(instance_id: str, log_dir: Path, **env: str) -> ServiceProcess:

