@@ -27,7 +27,6 @@ ChangeKind = Literal[
     "fork",
     "merge",
     "pick",
-    "import",
 ]
 # How a version came about: the change's kind, made precise where one change does several
 # things (governance quarantines some memories and expires others).

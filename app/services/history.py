@@ -3,17 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, get_args
 
 from app.errors import NotFound
 from app.graph import Row
-from app.models.history import Aspect, Cause, History, Version, VersionLink
+from app.models.feedback import SIGNALS
+from app.models.history import Aspect, Cause, ChangeKind, History, Version, VersionLink
 from app.models.memories import FeedbackCounts
 from app.registry import Registry
 from app.services.memory_view import metadata
 from app.services.scope import Caller, scope_for
 
-SIGNALS = ("useful", "irrelevant", "outdated", "wrong")
+CHANGE_KINDS: tuple[str, ...] = get_args(ChangeKind)
 # Each aspect of a version, as compared between two versions of one memory.
 ASPECTS: dict[Aspect, Callable[[Row], Any]] = {
     "content": lambda node: node["content"],
@@ -49,6 +50,8 @@ def _cause(node: Row, change: Row | None, changed: list[Aspect]) -> tuple[Cause 
     if change is None:
         return None, None
     kind, reason = change["kind"], change["reason"] or None
+    if kind not in CHANGE_KINDS:  # an imported record of a kind this version does not know
+        return None, reason
     if kind == "correct" and "created" not in changed:
         return "supersede", node.get("superseded_by")  # the corrected one, replaced
     if kind == "governance" and node.get("quarantined"):
