@@ -270,7 +270,7 @@ async def neo4j_write(
                     user_id: str = user_id,
                     embedded: bool = embedded,
                 ) -> None:
-                    seq = await versions.open_change(tx, user_id, versions.Why("store"))
+                    seq = await versions.open_change(tx, user_id, "main", versions.Why("store"))
                     if embedded:
                         await versions.create(tx, seq, props)
                         return
@@ -304,7 +304,7 @@ async def timed_store_transaction(
 
     async def work(tx: Tx) -> None:
         began = time.perf_counter()
-        seq = await versions.open_change(tx, user_id, versions.Why("store"))
+        seq = await versions.open_change(tx, user_id, "main", versions.Why("store"))
         parts["open_change"] = time.perf_counter() - began
         if variant == "open_only":
             parts["ran"] = time.perf_counter()

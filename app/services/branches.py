@@ -37,7 +37,7 @@ async def create(
     reads = await scope_for(registry, caller, source_branch)
 
     async def work(tx: Tx) -> None:
-        seq = await versions.open_change(tx, caller.user_id, Why("fork", name))
+        seq = await versions.open_change(tx, caller.user_id, name, Why("fork", name))
         state_seq = source.seq if source else seq - 1
         row = (
             await tx.run(
@@ -119,7 +119,7 @@ async def merge(registry: Registry, caller: Caller, name: str, strategy: str) ->
     branch = await get(registry, caller.user_id, name)
 
     async def work(tx: Tx) -> Merged:
-        seq = await versions.open_change(tx, caller.user_id, Why("merge", name))
+        seq = await versions.open_change(tx, caller.user_id, MAIN, Why("merge", name))
         new, changed, deactivated = merge_plan.plan(
             await tx.run("branches/changes", **merge_plan.since_fork(caller.user_id, branch)),
             replacing=strategy == "replace",

@@ -126,7 +126,9 @@ async def _record(registry: Registry, scope: Scope, found: list[Contradiction]) 
     ]
 
     async def work(tx: Tx) -> None:
-        seq = await versions.open_change(tx, scope.user_id, Why("consolidate", "contradictions"))
+        seq = await versions.open_change(
+            tx, scope.user_id, scope.branch, Why("consolidate", "contradictions")
+        )
         await versions.revise(tx, seq, scope.user_id, scope.branch, changes)
         await versions.link(tx, seq, scope.user_id, scope.branch, _links(found, now))
 
@@ -164,7 +166,9 @@ async def _repair(registry: Registry, scope: Scope) -> tuple[int, int]:
         return 0, 0
 
     async def work(tx: Tx) -> int:
-        seq = await versions.open_change(tx, scope.user_id, Why("consolidate", "repair"))
+        seq = await versions.open_change(
+            tx, scope.user_id, scope.branch, Why("consolidate", "repair")
+        )
         await versions.revise(tx, seq, scope.user_id, scope.branch, restored)
         return await versions.unlink(tx, seq, scope.user_id, scope.branch, links)
 

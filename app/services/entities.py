@@ -139,7 +139,7 @@ async def link_manually(registry: Registry, caller: Caller, request: LinkEntitie
     ]
 
     async def work(tx: Tx) -> list[Mention]:
-        seq = await versions.open_change(tx, scope.user_id, Why("link"))
+        seq = await versions.open_change(tx, scope.user_id, scope.branch, Why("link"))
         await active_memory(tx, scope, request.memory_id)
         [mentions] = await canonical(tx.run, scope.user_id, [named])
         links = await mention_links(tx, scope.user_id, [(request.memory_id, mentions)], MANUAL)

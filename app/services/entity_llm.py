@@ -62,7 +62,7 @@ async def extract(
     ]
 
     async def work(tx: Tx) -> Extracted:
-        seq = await versions.open_change(tx, scope.user_id, Why("extract_entities"))
+        seq = await versions.open_change(tx, scope.user_id, scope.branch, Why("extract_entities"))
         resolved = await entities.canonical(tx.run, scope.user_id, found)
         by_memory = dict(zip(given, resolved, strict=True))
         relations = [

@@ -49,7 +49,7 @@ async def record(
 
     async def work(tx: Tx) -> Row:
         seq = await versions.open_change(
-            tx, scope.user_id, Why("feedback", item.signal), {"feedback_signals": 1}
+            tx, scope.user_id, scope.branch, Why("feedback", item.signal), {"feedback_signals": 1}
         )
         rows = await tx.run(
             "feedback/record",

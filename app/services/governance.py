@@ -78,7 +78,7 @@ async def _clean(registry: Registry, scope: Scope) -> tuple[int, int, int, str |
     async def work(tx: Tx) -> tuple[int, int, int, str | None]:
         if not any(await stale(tx)):
             return 0, 0, 0, None  # no change opened: a no-op leaves no trace
-        seq = await versions.open_change(tx, scope.user_id, Why("governance"))
+        seq = await versions.open_change(tx, scope.user_id, scope.branch, Why("governance"))
         low, expired, collectable = await stale(tx)  # again, now that the user's writes wait
         name = await snapshots.take_safety(
             tx,

@@ -158,7 +158,7 @@ async def _create(
     ]
 
     async def work(tx: Tx) -> list[tuple[Row, bool]]:
-        seq = await versions.open_change(tx, scope.user_id, why)
+        seq = await versions.open_change(tx, scope.user_id, scope.branch, why)
         made = await _create_in(tx, seq, scope, props, mentions)
         sources = [
             Link(memory_id=row["memory_id"], type="DERIVED_FROM", target_memory_id=source)
@@ -264,7 +264,7 @@ async def _correct(
     [embedding], mentions = await _understand(registry, [new_content])
 
     async def work(tx: Tx) -> Row:
-        seq = await versions.open_change(tx, scope.user_id, Why("correct", reason))
+        seq = await versions.open_change(tx, scope.user_id, scope.branch, Why("correct", reason))
         old = await active_memory(tx, scope, memory_id)
         if old["content"] == new_content:
             raise Invalid("new_content is the same as the memory's current content")
@@ -334,7 +334,9 @@ async def delete(registry: Registry, caller: Caller, memory_id: str, query: Dele
     scope = await scope_for(registry, caller, query.branch)
 
     async def work(tx: Tx) -> str:
-        seq = await versions.open_change(tx, scope.user_id, Why("delete", query.reason))
+        seq = await versions.open_change(
+            tx, scope.user_id, scope.branch, Why("delete", query.reason)
+        )
         await active_memory(tx, scope, memory_id)
         name = await snapshots.take_safety(
             tx,

@@ -158,7 +158,9 @@ async def pick(registry: Registry, caller: Caller, name: str, request: Pick) -> 
         return answer(_plan(changes, branch["base_seq"], request))
 
     async def work(tx: Tx) -> Picked:
-        seq = await versions.open_change(tx, caller.user_id, Why("pick", f"from {name}"))
+        seq = await versions.open_change(
+            tx, caller.user_id, target.branch, Why("pick", f"from {name}")
+        )
         plan = _plan(await tx.run("branches/changes", **query), branch["base_seq"], request)
         new, changed, deactivated, _items, _skipped = plan
         safety = await _apply(registry, tx, seq, target, name, new, changed + deactivated)

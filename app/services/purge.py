@@ -36,7 +36,9 @@ async def purge(registry: Registry, caller: Caller, request: Purge) -> Purged:
     topic_ids = None if request.topic is None else await _topic_ids(registry, scope, request.topic)
 
     async def work(tx: Tx) -> Purged:
-        seq = await versions.open_change(tx, scope.user_id, Why("purge", request.reason))
+        seq = await versions.open_change(
+            tx, scope.user_id, scope.branch, Why("purge", request.reason)
+        )
         matched = await tx.run(
             "memories/select_for_purge",
             **scope.params(),

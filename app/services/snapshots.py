@@ -186,7 +186,7 @@ async def rollback(registry: Registry, caller: Caller, name: str) -> RolledBack:
     safety_kept = registry.settings.safety_snapshots_kept
 
     async def work(tx: Tx) -> dict[str, Any]:
-        seq = await versions.open_change(tx, user_id, Why("rollback", name))
+        seq = await versions.open_change(tx, user_id, branch, Why("rollback", name))
         safety = await take_safety(
             tx, user_id, branch, seq, "pre_rollback", f"before rollback to {name}", safety_kept
         )

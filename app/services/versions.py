@@ -64,12 +64,16 @@ class Why:
     reason: str = ""
 
 
-async def open_change(tx: Tx, user_id: str, why: Why, counts: dict[str, int] | None = None) -> int:
-    """The seq of a new change, recorded as a (:Change) with `why`; also serialises the user's
-    concurrent writes, and adds `counts` to the user's counters of those names."""
+async def open_change(
+    tx: Tx, user_id: str, branch: str, why: Why, counts: dict[str, int] | None = None
+) -> int:
+    """The seq of a new change of the user's `branch` (where its nodes are written), recorded as
+    a (:Change) with `why`; also serialises the user's concurrent writes, and adds `counts` to
+    the user's counters of those names."""
     rows = await tx.run(
         "versions/next_seq",
         user_id=user_id,
+        branch=branch,
         kind=why.kind,
         reason=why.reason,
         counts=counts or {},

@@ -1,12 +1,18 @@
 // Deletes up to $batch change records older than $before that no node of their user was
-// created by any more (garbage collection took those versions, so no history shows them).
+// created by any more (garbage collection took those versions, so no history shows them). A
+// change writes its nodes on its own branch: each check is a seek in the indexes on
+// (user_id, branch, created_seq).
 // params: before (datetime), batch
 // returns: deleted (count)
 MATCH (c:Change)
 WHERE c.at < $before
   AND NOT EXISTS {
-    MATCH (m:Memory|MemoryVersion)
-    WHERE m.user_id = c.user_id AND m.created_seq = c.seq
+    MATCH (m:Memory {user_id: c.user_id, branch: c.branch})
+    WHERE m.created_seq = c.seq
+  }
+  AND NOT EXISTS {
+    MATCH (v:MemoryVersion {user_id: c.user_id, branch: c.branch})
+    WHERE v.created_seq = c.seq
   }
 WITH c LIMIT $batch
 DELETE c

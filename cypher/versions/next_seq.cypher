@@ -5,7 +5,8 @@
 // node within a change happens here: a second write in a later statement of the same
 // transaction deadlocks with concurrent changes waiting for the node (Neo4j then also wants
 // the node's relationship-group lock, which a waiting change already holds).
-// params: user_id, kind, reason, counts (map of counter name to increment)
+// params: user_id, branch (where the change writes its nodes), kind, reason, counts (map of
+//         counter name to increment)
 // returns: seq
 CYPHER 25
 OPTIONAL MATCH (found:User {id: $user_id})
@@ -20,5 +21,6 @@ CALL (found) {
 }
 SET u.seq = coalesce(u.seq, 0) + 1
 FOREACH (name IN keys($counts) | SET u[name] = coalesce(u[name], 0) + $counts[name])
-CREATE (:Change {user_id: $user_id, seq: u.seq, kind: $kind, reason: $reason, at: datetime()})
+CREATE (:Change {user_id: $user_id, seq: u.seq, branch: $branch, kind: $kind, reason: $reason,
+                 at: datetime()})
 RETURN u.seq AS seq

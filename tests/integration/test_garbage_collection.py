@@ -151,3 +151,36 @@ async def test_a_snapshot_keeps_versions_of_its_own_branch_only(
     assert [item["content"] for item in side["items"]] == ["Cleo sings arias"]
     main_diff = await request_ok(client, "GET", "/v1/snapshots/main-now/diff", headers)
     assert main_diff["counts"] == {"added": 0, "removed": 0, "modified": 0}
+
+
+async def test_change_records_go_with_the_last_version_they_made(
+    client: TestClientProtocol, user: User, registry: Registry, neo4j_driver: AsyncDriver
+) -> None:
+    memory = await store(client, user.headers, "The on-call phone is in drawer 2.")
+    once = await correct(client, user.headers, memory["memory_id"], "It is in drawer 3.")
+    await correct(client, user.headers, once["memory_id"], "It is in drawer 4.")
+    # Every record counts as old; then the versions no snapshot sees are collected.
+    await query(
+        neo4j_driver,
+        "MATCH (c:Change {user_id: $user_id}) SET c.at = c.at - duration({days: 2})",
+        user_id=user.user_id,
+    )
+    while await collect_garbage(registry):
+        pass
+
+    rows = await query(
+        neo4j_driver,
+        "MATCH (c:Change {user_id: $user_id}) RETURN c.seq AS seq, c.kind AS kind ORDER BY seq",
+        user_id=user.user_id,
+    )
+    kept = {(row["seq"], row["kind"]) for row in rows}
+    nodes = await query(
+        neo4j_driver,
+        "MATCH (m:Memory|MemoryVersion {user_id: $user_id}) RETURN DISTINCT m.created_seq AS seq",
+        user_id=user.user_id,
+    )
+    assert {seq for seq, _ in kept} == {row["seq"] for row in nodes}
+    history = await request_ok(
+        client, "GET", f"/v1/memories/{memory['memory_id']}/history", user.headers
+    )
+    assert all(version["cause"] is not None for version in history["versions"])

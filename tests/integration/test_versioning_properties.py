@@ -286,7 +286,7 @@ class Model:
         """Unlinks, then links, as one change; returns both counts."""
 
         async def work(tx: Tx) -> tuple[int, int]:
-            seq = await versions.open_change(tx, self.user_id, versions.Why("link"))
+            seq = await versions.open_change(tx, self.user_id, branch, versions.Why("link"))
             unlinked = await versions.unlink(tx, seq, self.user_id, branch, removed)
             return unlinked, await versions.link(tx, seq, self.user_id, branch, added)
 
