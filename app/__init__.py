@@ -11,7 +11,7 @@ from quart import Quart
 from quart_schema import QuartSchema
 
 from app import logs, query_names
-from app.access import AccessLayer
+from app.access import AccessLayer, name_routes
 from app.api import (
     admin,
     branches,
@@ -37,7 +37,6 @@ from app.config import Settings
 from app.embedder import Embedder
 from app.errors import Unavailable
 from app.graph import Graph
-from app.mcp.http import PATH as MCP_PATH
 from app.mcp.http import McpEndpoint
 from app.metrics import serve_separately as serve_metrics
 from app.migrations import apply as apply_migrations
@@ -110,8 +109,8 @@ def create_app(settings: Settings | None = None, embedder: Embedder | None = Non
     http_errors.register(app)
     mcp = McpEndpoint(app, registry)
     # Quart's documented hook for ASGI middleware (typed with hypercorn's scope types).
-    outermost = AccessLayer(mcp, app.url_map.bind("localhost"), {MCP_PATH})
-    app.asgi_app = outermost  # type: ignore[assignment]
+    app.asgi_app = AccessLayer(mcp)  # type: ignore[assignment]
+    name_routes(app)
 
     @app.while_serving
     async def mcp_sessions() -> AsyncGenerator[None, None]:

@@ -1,5 +1,6 @@
 """The outermost ASGI layer: an X-Request-Id on every response, and per request one access log
-line and the request metrics, labelled by route (the URL rule, never the raw path)."""
+line and the request metrics, labelled by route (the URL rule routing matched, never the raw
+path)."""
 
 from __future__ import annotations
 
@@ -7,29 +8,32 @@ import logging
 import re
 import time
 import uuid
-from collections.abc import Collection
 
+from quart import Quart, request
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
-from werkzeug.exceptions import HTTPException
-from werkzeug.routing import MapAdapter
 
 from app import logs, metrics
 
 REQUEST_ID = "x-request-id"
 # A request id taken from the client is echoed into headers and logs: keep it a plain token.
 CLIENT_REQUEST_ID = re.compile(r"^[A-Za-z0-9._:\-]{1,128}$")
-UNMATCHED = "unmatched"
-
 log = logging.getLogger("app.access")
 
 
+def name_routes(app: Quart) -> None:
+    """Labels each request with the URL rule Quart matched it to (before any other hook, so a
+    request refused by authentication is labelled too)."""
+
+    @app.before_request
+    async def name_the_route() -> None:
+        if request.url_rule is not None:
+            logs.note_route(request.url_rule.rule)
+
+
 class AccessLayer:
-    def __init__(self, app: ASGIApp, routes: MapAdapter, mounted: Collection[str]) -> None:
-        """`routes` label the app's own routes; `mounted` paths (MCP) are labelled as they are."""
+    def __init__(self, app: ASGIApp) -> None:
         self._app = app
-        self._routes = routes
-        self._mounted = mounted
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -38,7 +42,7 @@ class AccessLayer:
         given = Headers(scope=scope).get(REQUEST_ID, "")
         request_id = given if CLIENT_REQUEST_ID.match(given) else uuid.uuid4().hex
         method: str = scope["method"]
-        context = logs.RequestContext(request_id, self._route(scope["path"], method))
+        context = logs.RequestContext(request_id)
         token = logs.CURRENT.set(context)
         status = 500  # what the client sees when the app fails before answering
         started = time.perf_counter()
@@ -65,12 +69,3 @@ class AccessLayer:
                 extra={"method": method, "status": status, "duration_ms": round(seconds * 1000, 2)},
             )
             logs.CURRENT.reset(token)
-
-    def _route(self, path: str, method: str) -> str:
-        if path.rstrip("/") in self._mounted:
-            return path.rstrip("/")
-        try:
-            rule, _arguments = self._routes.match(path, method=method, return_rule=True)
-        except HTTPException:
-            return UNMATCHED
-        return str(rule.rule)

@@ -104,6 +104,17 @@ def status_of(error: DomainError) -> int:
     return 500
 
 
+def headers_of(error: DomainError) -> dict[str, str]:
+    """The HTTP headers an error's answer carries besides its status: when to retry (a 429, a
+    503 expected to pass) and, for a 401, the credential scheme to use."""
+    headers: dict[str, str] = {}
+    if isinstance(error, RateLimited | Unavailable) and error.retry_after_s is not None:
+        headers["Retry-After"] = str(error.retry_after_s)
+    if isinstance(error, Unauthenticated):
+        headers["WWW-Authenticate"] = "Bearer"
+    return headers
+
+
 def invalid_fields(error: ValidationError) -> tuple[str, list[dict[str, str]]]:
     """A request's validation failure as its detail (the first problem) and every problem by
     field, worded the same for REST bodies and MCP tool arguments."""

@@ -20,12 +20,19 @@ class RequestContext:
     """The request a task is serving; authentication fills in the user."""
 
     request_id: str
-    route: str
+    route: str = "unmatched"  # until routing names it
     user_id: str | None = None
 
 
 # Set by the access layer for the whole request; the handler's tasks share the same object.
 CURRENT: ContextVar[RequestContext | None] = ContextVar("request", default=None)
+
+
+def note_route(route: str) -> None:
+    """Records the route (URL rule) the current request was matched to."""
+    context = CURRENT.get()
+    if context is not None:
+        context.route = route
 
 
 def note_user(user_id: str | None) -> None:

@@ -12,7 +12,7 @@ from quart_schema import RequestSchemaValidationError, document_response
 from quart_schema.validation import QuerystringValidationError
 from werkzeug.exceptions import HTTPException
 
-from app.errors import DomainError, RateLimited, Unavailable, invalid_fields, status_of
+from app.errors import DomainError, headers_of, invalid_fields, status_of
 from app.models.errors import ErrorBody
 
 log = logging.getLogger(__name__)
@@ -72,9 +72,7 @@ def register(app: Quart) -> None:
     @app.errorhandler(DomainError)
     async def domain_error(error: DomainError) -> Response:
         response = _error(status_of(error), error.detail, **error.extra)
-        # 429 always; 503 when the outage is expected to pass (the database, not a missing LLM).
-        if isinstance(error, RateLimited | Unavailable) and error.retry_after_s is not None:
-            response.headers["Retry-After"] = str(error.retry_after_s)
+        response.headers.update(headers_of(error))
         return response
 
     @app.errorhandler(RequestSchemaValidationError)

@@ -19,7 +19,7 @@ from werkzeug.exceptions import HTTPException
 
 from app import logs
 from app.auth import Principal, rate_limit_of, resolve
-from app.errors import DomainError, Unauthenticated, status_of
+from app.errors import DomainError, headers_of, status_of
 from app.mcp.server import Context, build_server
 from app.mcp.tools import RestCall, Tool
 from app.ratelimit import OperationClass
@@ -56,6 +56,7 @@ class McpEndpoint:
         if scope["type"] != "http" or scope["path"].rstrip("/") != PATH:
             await self._app(scope, receive, send)
             return
+        logs.note_route(PATH)
         headers = Headers(scope=scope)
         try:
             principal = await resolve(
@@ -65,9 +66,8 @@ class McpEndpoint:
                 headers.get("x-user-id", ""),
             )
         except DomainError as error:
-            challenge = {"WWW-Authenticate": "Bearer"} if isinstance(error, Unauthenticated) else {}
-            answer = JSONResponse({"detail": error.detail}, status_of(error), challenge)
-            await answer(scope, receive, send)
+            body = {"detail": error.detail, **error.extra}
+            await JSONResponse(body, status_of(error), headers_of(error))(scope, receive, send)
             return
         logs.note_user(principal.user_id)
         await self._sessions.handle_request({**scope, PRINCIPAL: principal}, receive, send)

@@ -48,6 +48,7 @@ async def test_requests_and_retrieval_stages_are_counted_without_content_in_labe
         client, "POST", "/v1/memories/retrieve", user.headers, json={"query": "Quokka-7781 ledger"}
     )
     await request_ok(client, "GET", f"/v1/memories/{stored['memory_id']}", user.headers)
+    assert (await client.get("/v1/memories/no-key-given")).status_code == 401
 
     text = await _metrics(client)
     families = {family.name: family for family in text_string_to_metric_families(text)}
@@ -58,6 +59,7 @@ async def test_requests_and_retrieval_stages_are_counted_without_content_in_labe
     }
     assert ("/v1/memories/retrieve", "POST", "200") in requests
     assert ("/v1/memories/<memory_id>", "GET", "200") in requests  # the rule, not the id
+    assert ("/v1/memories/<memory_id>", "GET", "401") in requests  # refused, still labelled
     stages = {
         sample.labels.get("stage") for sample in families["memory_retrieval_stage_seconds"].samples
     }
