@@ -83,9 +83,8 @@ def _mcp(url: str) -> int:
     """MCP on stdio, each tool call a REST request to the service with MEMORY_API_KEY."""
     from app.mcp import stdio
 
-    api_key = os.environ.get("MEMORY_API_KEY", "")
+    api_key = _user_key()
     if not api_key:
-        print("MEMORY_API_KEY must be set to the user's API key", file=sys.stderr)
         return 2
     asyncio.run(stdio.serve(url, api_key))
     return 0
@@ -100,7 +99,7 @@ def _service_url(command: argparse.ArgumentParser) -> None:
 
 
 def _user_key() -> str:
-    """The user's API key for export and import (empty, with a message, when unset)."""
+    """The user's API key for mcp, export and import (empty, with a message, when unset)."""
     api_key = os.environ.get("MEMORY_API_KEY", "")
     if not api_key:
         print("MEMORY_API_KEY must be set to the user's API key", file=sys.stderr)

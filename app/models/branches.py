@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field, StringConstraints, model_validator
 
-from app.models.common import PAGE_SIZE_DEFAULT, PageSize, Strict
+from app.models.common import PAGE_SIZE_DEFAULT, PageSize, Strict, exactly_one
 from app.models.memories import BranchName, QueryText
 from app.models.snapshots import SnapshotMemory, SnapshotName
 
@@ -87,11 +87,12 @@ class Pick(Strict):
 
     @model_validator(mode="after")
     def _one_selector(self) -> Pick:
-        ranged = self.from_snapshot is not None or self.to_snapshot is not None
-        if [self.memory_ids is not None, ranged, self.query is not None].count(True) != 1:
-            raise ValueError(
-                "give exactly one selector: memory_ids, from_snapshot/to_snapshot, or query"
-            )
+        exactly_one(
+            "memory_ids, a snapshot range (from_snapshot, to_snapshot) and query",
+            self.memory_ids is not None,
+            self.from_snapshot is not None or self.to_snapshot is not None,
+            self.query is not None,
+        )
         return self
 
 

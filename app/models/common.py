@@ -38,3 +38,10 @@ class Strict(BaseModel):
     """A request body: unknown fields are rejected so that typos do not pass silently."""
 
     model_config = ConfigDict(extra="forbid")
+
+
+def exactly_one(names: str, *given: bool) -> None:
+    """The check of a request that takes exactly one of several alternatives (`names` says
+    which, `given` whether each is there): a validation error otherwise."""
+    if sum(given) != 1:
+        raise ValueError(f"give exactly one of {names}")

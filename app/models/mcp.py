@@ -7,7 +7,7 @@ from typing import Annotated
 from pydantic import StringConstraints, model_validator
 
 from app.models.branches import Merge, Pick
-from app.models.common import Name, Strict
+from app.models.common import Name, Strict, exactly_one
 from app.models.entities import EntityQuery
 from app.models.feedback import NewFeedback
 from app.models.governance import Operation, ReflectRequest
@@ -51,8 +51,7 @@ class CorrectArguments(CorrectById, Scoped):
 
     @model_validator(mode="after")
     def _one_target(self) -> CorrectArguments:
-        if (self.memory_id is None) == (self.query is None):
-            raise ValueError("give exactly one of memory_id and query")
+        exactly_one("memory_id and query", self.memory_id is not None, self.query is not None)
         if self.memory_id is not None and self.model_fields_set & set(Scoped.model_fields):
             raise ValueError("subject_id and the session apply to a correction by query")
         return self
@@ -74,8 +73,7 @@ class DiffArguments(DiffQuery, Strict):
 
     @model_validator(mode="after")
     def _one_side(self) -> DiffArguments:
-        if (self.snapshot is None) == (self.branch is None):
-            raise ValueError("give exactly one of snapshot and branch")
+        exactly_one("snapshot and branch", self.snapshot is not None, self.branch is not None)
         return self
 
 

@@ -85,16 +85,3 @@ async def test_export_to_a_file_and_import_it_into_another_user(tmp_path: Path) 
         assert refused.returncode == 1 and "422" in refused.stderr
     finally:
         service.terminate()
-
-
-def test_export_and_import_explain_themselves() -> None:
-    for subcommand, expected in (("export", "--output"), ("import", "file")):
-        shown = subprocess.run(
-            [*COMMAND, subcommand, "--help"],
-            cwd=REPO,
-            capture_output=True,
-            text=True,
-            timeout=60,
-            check=True,
-        )
-        assert expected in shown.stdout and "--url" in shown.stdout

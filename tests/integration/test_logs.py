@@ -5,15 +5,14 @@ wrote, no raw key and no embedding anywhere in it."""
 from __future__ import annotations
 
 import json
-import os
 import re
 import uuid
 from pathlib import Path
 
 import httpx
 
-from tests.conftest import MASTER, MASTER_KEY, NEO4J_URI
-from tests.support.service_process import free_port, serve_command
+from tests.conftest import MASTER
+from tests.support.service_process import serve_command
 
 STARTUP_TIMEOUT_S = 120
 SECRETS = ("Wombat-5521", "护照号码", "E1234567")
@@ -22,16 +21,7 @@ VECTOR = re.compile(r"-?0\.\d{5,}\s*,\s*-?0\.\d{5,}\s*,\s*-?0\.\d{5,}")
 
 
 async def test_the_log_is_json_lines_with_request_ids_and_no_content(tmp_path: Path) -> None:
-    port = free_port()
-    environment = {
-        **os.environ,
-        "MASTER_KEY": MASTER_KEY,
-        "NEO4J_URI": NEO4J_URI,
-        "INSTANCE_ID": "logs",
-        "SCHEDULER_ENABLED": "false",
-    }
-    log_path = tmp_path / "serve.log"
-    service = serve_command(port, environment, log_path)
+    service = serve_command("logs", tmp_path, SCHEDULER_ENABLED="false")
     try:
         await service.wait_ready(STARTUP_TIMEOUT_S)
         async with httpx.AsyncClient(base_url=service.base_url, timeout=60) as http:
@@ -59,7 +49,7 @@ async def test_the_log_is_json_lines_with_request_ids_and_no_content(tmp_path: P
     finally:
         service.kill()
 
-    text = log_path.read_text(encoding="utf-8")
+    text = service.log_path.read_text(encoding="utf-8")
     entries = [json.loads(line) for line in text.splitlines() if line.strip()]  # all JSON
     requests = {entry.get("request_id"): entry for entry in entries if "status" in entry}
     store = requests["store-1"]

@@ -110,56 +110,58 @@ async def wait_until_ready(
 COMMAND = [sys.executable, "-m", "app.cli"]  # the console entry point, as installed
 
 
-def serve_command(port: int, environment: dict[str, str], log_path: Path) -> ServiceProcess:
-    """Starts `memory-service serve --port PORT` with exactly this environment."""
-    with log_path.open("wb") as log:
-        process = subprocess.Popen(
-            [*COMMAND, "serve", "--port", str(port)],
-            cwd=REPO,
-            env=environment,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-            preexec_fn=_die_with_parent,
-        )
-    return ServiceProcess("cli-serve", port, process, log_path)
-
-
-def start_service(instance_id: str, log_dir: Path, **env: str) -> ServiceProcess:
-    """Starts hypercorn "app:create_app()" on a free port with the given extra environment."""
-    port = free_port()
-    log_path = log_dir / f"{instance_id}.log"
-    environment = {
+def service_environment(instance_id: str, **env: str) -> dict[str, str]:
+    """A service process's environment: this one's, with the tests' master key and Neo4j."""
+    return {
         **os.environ,
         "MASTER_KEY": MASTER_KEY,
         "NEO4J_URI": NEO4J_URI,
         "INSTANCE_ID": instance_id,
         **env,
     }
+
+
+def _spawn(
+    instance_id: str, port: int, argv: list[str], log_dir: Path, env: dict[str, str]
+) -> ServiceProcess:
+    log_path = log_dir / f"{instance_id}.log"
     with log_path.open("wb") as log:
         process = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "hypercorn",
-                "app:create_app()",
-                "--bind",
-                f"127.0.0.1:{port}",
-                "--graceful-timeout",
-                "5",
-                # The app runs in this very process (no worker subprocess), so killing the
-                # process kills the instance.
-                "--workers",
-                "0",
-            ],
+            argv,
             cwd=REPO,
-            env=environment,
+            env=service_environment(instance_id, **env),
             stdout=log,
             stderr=subprocess.STDOUT,
             start_new_session=True,
             preexec_fn=_die_with_parent,
         )
     return ServiceProcess(instance_id, port, process, log_path)
+
+
+def serve_command(instance_id: str, log_dir: Path, **env: str) -> ServiceProcess:
+    """Starts `memory-service serve` on a free port with the given extra environment."""
+    port = free_port()
+    return _spawn(instance_id, port, [*COMMAND, "serve", "--port", str(port)], log_dir, env)
+
+
+def start_service(instance_id: str, log_dir: Path, **env: str) -> ServiceProcess:
+    """Starts hypercorn "app:create_app()" on a free port with the given extra environment."""
+    port = free_port()
+    argv = [
+        sys.executable,
+        "-m",
+        "hypercorn",
+        "app:create_app()",
+        "--bind",
+        f"127.0.0.1:{port}",
+        "--graceful-timeout",
+        "5",
+        # The app runs in this very process (no worker subprocess), so killing the process
+        # kills the instance.
+        "--workers",
+        "0",
+    ]
+    return _spawn(instance_id, port, argv, log_dir, env)
 
 
 async def wait_for(

@@ -8,7 +8,16 @@ import pytest
 
 from app.cli import main, parser
 
-SUBCOMMANDS = (["serve"], ["keys"], ["keys", "create"], ["reembed"], ["version"])
+SUBCOMMANDS = (
+    ["serve"],
+    ["mcp"],
+    ["keys"],
+    ["keys", "create"],
+    ["export"],
+    ["import"],
+    ["reembed"],
+    ["version"],
+)
 
 
 @pytest.mark.parametrize("words", SUBCOMMANDS)
@@ -32,3 +41,16 @@ def test_keys_create_needs_the_master_key(
         main(["keys", "create", "alice"])
     assert exited.value.code == 2
     assert "MASTER_KEY" in capsys.readouterr().err
+
+
+def test_mcp_names_its_service_and_needs_the_users_api_key(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit):
+        parser().parse_args(["mcp", "--help"])
+    assert "MEMORY_SERVICE_URL" in capsys.readouterr().out
+    monkeypatch.delenv("MEMORY_API_KEY", raising=False)
+    with pytest.raises(SystemExit) as exited:
+        main(["mcp"])
+    assert exited.value.code == 2
+    assert "MEMORY_API_KEY" in capsys.readouterr().err
