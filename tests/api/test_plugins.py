@@ -14,7 +14,7 @@ from quart.typing import TestClientProtocol
 from app.services.plugin_packages import MAX_PACKAGE_BYTES
 from tests.conftest import MASTER, User
 from tests.support.http import error_detail
-from tests.support.plugins import Publisher, b64, plugin_name, publish, trust
+from tests.support.plugins import Publisher, b64, plugin_name, publish, trust, trusted_publisher
 
 
 async def _ok(response: Any, status: int = 200) -> Any:
@@ -29,8 +29,7 @@ async def _review(client: TestClientProtocol, key: str, version: str, status: st
 
 
 async def test_signers_are_added_listed_and_checked(client: TestClientProtocol) -> None:
-    publisher = Publisher()
-    await trust(client, publisher)
+    publisher = await trusted_publisher(client)
     listed = await _ok(await client.get("/admin/plugins/signers", headers=MASTER))
     assert {"name": publisher.name, "public_key": publisher.public_key} in [
         {key: item[key] for key in ("name", "public_key")} for item in listed["items"]
@@ -49,8 +48,7 @@ async def test_signers_are_added_listed_and_checked(client: TestClientProtocol) 
 async def test_a_signed_package_is_stored_pending_and_versions_are_immutable(
     client: TestClientProtocol,
 ) -> None:
-    publisher = Publisher()
-    await trust(client, publisher)
+    publisher = await trusted_publisher(client)
     name = plugin_name()
 
     package = await _ok(await publish(client, publisher.package(name)), 201)
@@ -120,8 +118,7 @@ async def test_every_bad_package_is_rejected_with_a_clear_422(
 
 
 async def test_a_package_over_the_size_limit_is_413(client: TestClientProtocol) -> None:
-    publisher = Publisher()
-    await trust(client, publisher)
+    publisher = await trusted_publisher(client)
     big = {"blob.bin": b"\0" * (MAX_PACKAGE_BYTES + 1)}
     manifest = publisher.manifest(plugin_name(), "1.0.0", big)
     files = {"blob.bin": b64(big["blob.bin"]), "manifest.json": b64(json.dumps(manifest).encode())}
@@ -131,8 +128,7 @@ async def test_a_package_over_the_size_limit_is_413(client: TestClientProtocol) 
 async def test_review_follows_the_allowed_moves_and_score_is_bounded(
     client: TestClientProtocol,
 ) -> None:
-    publisher = Publisher()
-    await trust(client, publisher)
+    publisher = await trusted_publisher(client)
     name = plugin_name()
     await _ok(await publish(client, publisher.package(name)), 201)
 
@@ -155,8 +151,7 @@ async def test_review_follows_the_allowed_moves_and_score_is_bounded(
 async def test_the_list_filters_and_the_matrix_says_what_is_supported(
     client: TestClientProtocol,
 ) -> None:
-    publisher = Publisher()
-    await trust(client, publisher)
+    publisher = await trusted_publisher(client)
     active, pending, incompatible = plugin_name(), plugin_name(), plugin_name()
     await _ok(await publish(client, publisher.package(active)), 201)
     await _ok(await _review(client, active, "1.0.0", "active"))
@@ -201,8 +196,7 @@ async def test_the_list_filters_and_the_matrix_says_what_is_supported(
 async def test_every_change_writes_an_audit_event_newest_first(
     client: TestClientProtocol,
 ) -> None:
-    publisher = Publisher()
-    await trust(client, publisher)
+    publisher = await trusted_publisher(client)
     name = plugin_name()
     await _ok(await publish(client, publisher.package(name)), 201)
     await _ok(await _review(client, name, "1.0.0", "active"))

@@ -79,5 +79,12 @@ async def trust(client: TestClientProtocol, publisher: Publisher) -> None:
     assert response.status_code == 201, await response.get_data(as_text=True)
 
 
+async def trusted_publisher(client: TestClientProtocol) -> Publisher:
+    """A new publisher whose key the service trusts."""
+    publisher = Publisher()
+    await trust(client, publisher)
+    return publisher
+
+
 async def publish(client: TestClientProtocol, files: dict[str, str]) -> Any:
     return await client.post("/admin/plugins", json={"files": files}, headers=MASTER)
