@@ -88,6 +88,10 @@ _SINGLE_NOUN_TAGS = frozenset({"n", "nr", "nrfg", "nrt", "ns", "nt", "nz"})
 _PHRASE_LEAD_TAGS = frozenset({"v", "vn", "h", "zg"})  # a verb or a prefix (反)
 _NICKNAME_PREFIXES = frozenset({"小", "老", "阿"})
 _LOCATIVE = frozenset({"在", "于"})
+# Tokens jieba tags as nouns that mark a time clause (出错 时会 ..., 任务 时 ...): a run ends there.
+_CLAUSE_MARKS = frozenset({"时", "时会", "时候", "时刻", "期间"})
+# One-character verbs too common to lead a name or join two nouns into one (任务 时 有 内存).
+_COMMON_VERBS = frozenset({"有", "是", "为", "会", "要", "到", "在", "让", "把", "被", "给"})
 _CHINESE_TEAM_ENDINGS = ("团队", "小组", "部门", "组")
 _CHINESE_SERVICE_ENDINGS = ("服务", "系统", "平台", "数据库", "集群")
 _CHINESE_STOP = _words(
@@ -209,7 +213,14 @@ def _joins_nouns(tokens: list[tuple[int, str, str]], index: int, start: int) -> 
     """A one-character verb between two nouns, which jieba splits out of names (风 控 团队)."""
     if index == start or index + 1 >= len(tokens) or len(tokens[index][1]) != 1:
         return False
-    return tokens[index][2] == "v" and tokens[index + 1][2] in _NOUN_TAGS
+    if tokens[index][1] in _COMMON_VERBS:
+        return False
+    return tokens[index][2] == "v" and _noun(tokens[index + 1])
+
+
+def _noun(token: tuple[int, str, str]) -> bool:
+    """A token that can be part of a noun phrase."""
+    return token[2] in _NOUN_TAGS and token[1] not in _CLAUSE_MARKS
 
 
 def _nickname(tokens: list[tuple[int, str, str]]) -> list[tuple[int, str, str]]:
@@ -250,14 +261,13 @@ def _chinese_phrases(tokens: list[tuple[int, str, str]]) -> Iterator[_Span]:
         lead = tokens[index]
         if (
             lead[2] in _PHRASE_LEAD_TAGS
+            and lead[1] not in _COMMON_VERBS
             and index + 1 < len(tokens)
             and not _NEGATION_BEFORE.match(lead[1])
         ):
             index += 1
         end = index
-        while end < len(tokens) and (
-            tokens[end][2] in _NOUN_TAGS or _joins_nouns(tokens, end, index)
-        ):
+        while end < len(tokens) and (_noun(tokens[end]) or _joins_nouns(tokens, end, index)):
             end += 1
         if end == index:
             index = start + 1

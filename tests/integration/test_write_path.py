@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
+import asyncio
+import dataclasses
 from typing import Any
 
+import pytest
 from neo4j import AsyncDriver
 from quart.typing import TestClientProtocol
 
+from app.embedder import SentenceTransformerEmbedder
+from app.models.memories import StoreMemory
+from app.registry import Registry
+from app.services import memories
+from app.services.scope import Caller
 from tests.conftest import User
 from tests.support.memories import correct, store, store_batch
 from tests.support.neo4j_direct import neo4j_driver, query
@@ -177,3 +185,54 @@ async def test_store_keeps_a_normalised_embedding_on_the_node(
     embedding = node["props"]["embedding"]
     assert len(embedding) == 384
     assert abs(sum(x * x for x in embedding) - 1.0) < 1e-3  # normalised for cosine
+
+
+class _SlowThenFailingEmbedder:
+    """Encodes like the real model, after `delay_s`; fails for texts containing "fail"."""
+
+    def __init__(self, real: SentenceTransformerEmbedder, delay_s: float) -> None:
+        self.dimensions = real.dimensions
+        self.model_id = real.model_id
+        self._real = real
+        self._delay_s = delay_s
+
+    async def encode(self, texts: list[str]) -> list[list[float]]:
+        await asyncio.sleep(self._delay_s)
+        if any("fail" in text for text in texts):
+            raise RuntimeError("the model broke")
+        return await self._real.encode(texts)
+
+    async def encode_query(self, text: str) -> list[float]:
+        return await self._real.encode_query(text)
+
+
+async def test_a_store_whose_encode_fails_writes_nothing_and_the_next_write_goes_on(
+    user: User, registry: Registry, neo4j_driver: AsyncDriver
+) -> None:
+    """The change starts while the model encodes (see memories._write_understood); when the
+    encode fails it rolls back whole (no seq taken, no entity), and the user's writes go on."""
+    assert isinstance(registry.embedder, SentenceTransformerEmbedder)
+    slow = dataclasses.replace(registry, embedder=_SlowThenFailingEmbedder(registry.embedder, 0.3))
+    caller = Caller(user_id=user.user_id)
+    await memories.store(registry, caller, StoreMemory(content="Warms up the user's seq"))
+    seq = await _seq(neo4j_driver, user.user_id)
+
+    with pytest.raises(RuntimeError, match="the model broke"):
+        await memories.store(slow, caller, StoreMemory(content="payment-gateway will fail here"))
+    assert await _seq(neo4j_driver, user.user_id) == seq
+    found = await query(
+        neo4j_driver,
+        "MATCH (e:Entity {user_id: $user_id, key: 'payment gateway'}) RETURN e",
+        user_id=user.user_id,
+    )
+    assert found == []
+
+    # Two writes of one user at once: the second waits for the first's change, both land.
+    stored = await asyncio.gather(
+        memories.store(slow, caller, StoreMemory(content="Ledger closes at noon")),
+        memories.store(registry, caller, StoreMemory(content="Ledger reopens at one")),
+    )
+    assert all(created for _, created in stored)
+    assert await _seq(neo4j_driver, user.user_id) == seq + 2
+    [node] = await _nodes(neo4j_driver, stored[0][0].memory_id)
+    assert len(node["props"]["embedding"]) == registry.embedder.dimensions

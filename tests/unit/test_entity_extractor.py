@@ -154,6 +154,18 @@ def test_a_chinese_team_split_by_jieba_is_joined_again() -> None:
     assert _keys("风控团队负责 risk-engine。") == ["风控团队", "risk engine"]
 
 
+def test_a_time_clause_or_a_common_verb_does_not_make_a_chinese_name() -> None:
+    """Two alerts "出错时会" in common must not share an entity, nor "任务时有内存" be one."""
+    assert _keys("dbsync-job 出错时会在 #data-alerts 频道报警。") == [
+        "dbsync job",
+        "data alerts",
+        "频道报警",
+    ]
+    keys = _keys("airflow 2.7.3 在调度大量任务时有内存泄漏。")
+    assert "内存" in keys
+    assert not [key for key in keys if "时" in key or "有" in key]
+
+
 def test_mixed_chinese_and_identifiers() -> None:
     mentions = extract("计费团队负责 invoice-api 服务")
     assert [(m.key, m.type) for m in mentions] == [("计费团队", "team"), ("invoice api", "service")]
