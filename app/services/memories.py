@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 from datetime import UTC, datetime
-from typing import Any, TypeVar
+from typing import Any
 
 from app.errors import Invalid, NotFound
 from app.graph import Row, Tx, packed_vector
@@ -38,8 +36,6 @@ CORRECTION_TIER = "T2"
 NOT_EMBEDDED = ""  # the embedding model of a memory stored without an embedding on purpose
 MIN_CORRECTION_COSINE = 0.3
 NEAREST_FILTERED = 50  # matches fetched when a subject or session narrows or steers the choice
-
-T = TypeVar("T")
 
 
 def memory_props(
@@ -83,30 +79,15 @@ def deletion(reason: str) -> dict[str, Any]:
     return {"is_active": False, "deleted_at": datetime.now(UTC), "delete_reason": reason}
 
 
-@dataclass(frozen=True)
-class Understanding:
-    """What a write learns of its texts: the entities each one mentions, and their embeddings
-    on the way (None: the memories get none)."""
-
-    mentions: list[list[Mention]]
-    embeddings: asyncio.Future[list[list[float]]] | None
-
-
 async def _create_in(
-    tx: Tx,
-    seq: int,
-    scope: Scope,
-    props: list[dict[str, Any]],
-    understanding: Understanding,
+    tx: Tx, seq: int, scope: Scope, props: list[dict[str, Any]], mentions: list[list[Mention]]
 ) -> list[tuple[Row, bool]]:
-    """Creates memories at change `seq`, each linked to the entities it mentions and given its
-    embedding (see Understanding); an exact duplicate of an active memory (or
-    of an earlier item of the same call) is not created again: (memory, created) in input
-    order.
+    """Creates memories at change `seq`, each linked to the entities it mentions; an exact
+    duplicate of an active memory (or of an earlier item of the same call) is not created
+    again: (memory, created) in input order.
 
     Duplicates are resolved here, inside the change (which serialises the user's writes), so
-    that only new memories reach the versioned create. The embeddings are awaited last: the
-    change's reads run while the model encodes.
+    that only new memories reach the versioned create.
     """
     rows = await tx.run(
         "memories/active_duplicates",
@@ -116,7 +97,7 @@ async def _create_in(
     known: dict[str, Row] = {row["fingerprint"]: row["memory"] for row in rows}
     fresh: dict[str, dict[str, Any]] = {}
     fresh_mentions: list[list[Mention]] = []
-    for item, found in zip(props, understanding.mentions, strict=True):
+    for item, found in zip(props, mentions, strict=True):
         if item["fingerprint"] not in known and item["fingerprint"] not in fresh:
             fresh[item["fingerprint"]] = item
             fresh_mentions.append(found)
@@ -129,9 +110,6 @@ async def _create_in(
         links = await entities.mention_links(
             tx, scope.user_id, list(zip(owners, resolved, strict=True)), AUTO
         )
-        if understanding.embeddings is not None:
-            for item, vector in zip(props, await understanding.embeddings, strict=True):
-                item["embedding"] = vector
         made = await versions.create(tx, seq, list(fresh.values()), links)
         created = {row["fingerprint"]: row for row in made}
     results: list[tuple[Row, bool]] = []
@@ -144,27 +122,13 @@ async def _create_in(
     return results
 
 
-async def _write_understood(
-    registry: Registry,
-    texts: list[str],
-    work: Callable[[Tx, Understanding], Awaitable[T]],
-    *,
-    embed: bool = True,
-) -> T:
-    """Runs `work` in one write transaction with what the texts say.
-
-    The entities first: on two cores, extraction beside the encode slows the encode by more
-    than it takes. Then the transaction starts while the model encodes, so that an agent's
-    store waits for the longer of the two rather than for both.
-    """
-    mentions = await entities.extract_all(texts)
-    encoding = asyncio.ensure_future(registry.embedder.encode(texts)) if embed else None
-    understanding = Understanding(mentions, encoding)
-    try:
-        return await registry.graph.transaction(lambda tx: work(tx, understanding))
-    finally:
-        if encoding is not None and not encoding.done():
-            encoding.cancel()
+async def _understand(
+    registry: Registry, texts: list[str]
+) -> tuple[list[list[float]], list[list[Mention]]]:
+    """The embeddings of texts and the entities they mention. One after the other: on two
+    cores, extraction beside the encode slows the encode by more than it takes."""
+    embeddings = await registry.embedder.encode(texts)
+    return embeddings, await entities.extract_all(texts)
 
 
 async def _create(
@@ -180,12 +144,22 @@ async def _create(
     """Creates memories in one change (see _create_in); each new one is linked DERIVED_FROM
     the memories `derived_from` names. Without `embed` they get no embedding: vector search
     and retrieval do not see them."""
-    model_id = registry.embedder.model_id if embed else NOT_EMBEDDED
-    props = [memory_props(scope, item, None, model_id, trust_tier=trust_tier) for item in items]
+    texts = [item.content for item in items]
+    embeddings: Sequence[list[float] | None]
+    if embed:
+        embeddings, mentions = await _understand(registry, texts)
+        model_id = registry.embedder.model_id
+    else:
+        embeddings, mentions = [None] * len(items), await entities.extract_all(texts)
+        model_id = NOT_EMBEDDED
+    props = [
+        memory_props(scope, item, vector, model_id, trust_tier=trust_tier)
+        for item, vector in zip(items, embeddings, strict=True)
+    ]
 
-    async def work(tx: Tx, understanding: Understanding) -> list[tuple[Row, bool]]:
+    async def work(tx: Tx) -> list[tuple[Row, bool]]:
         seq = await versions.open_change(tx, scope.user_id, scope.branch, why)
-        made = await _create_in(tx, seq, scope, props, understanding)
+        made = await _create_in(tx, seq, scope, props, mentions)
         sources = [
             Link(memory_id=row["memory_id"], type="DERIVED_FROM", target_memory_id=source)
             for row, created in made
@@ -195,7 +169,7 @@ async def _create(
         await versions.link(tx, seq, scope.user_id, scope.branch, sources)
         return made
 
-    return await _write_understood(registry, [item.content for item in items], work, embed=embed)
+    return await registry.graph.transaction(work)
 
 
 async def store(registry: Registry, caller: Caller, item: StoreMemory) -> tuple[Memory, bool]:
@@ -287,7 +261,9 @@ async def list_page(registry: Registry, caller: Caller, query: ListQuery) -> Mem
 async def _correct(
     registry: Registry, scope: Scope, memory_id: str, new_content: str, reason: str
 ) -> Memory:
-    async def work(tx: Tx, understanding: Understanding) -> Row:
+    [embedding], mentions = await _understand(registry, [new_content])
+
+    async def work(tx: Tx) -> Row:
         seq = await versions.open_change(tx, scope.user_id, scope.branch, Why("correct", reason))
         old = await active_memory(tx, scope, memory_id)
         if old["content"] == new_content:
@@ -300,10 +276,10 @@ async def _correct(
             extra_metadata=metadata(old),
         )
         props = memory_props(
-            scope, replacement, None, registry.embedder.model_id, trust_tier=CORRECTION_TIER
+            scope, replacement, embedding, registry.embedder.model_id, trust_tier=CORRECTION_TIER
         )
         props["correction_reason"] = reason
-        [(new, _)] = await _create_in(tx, seq, scope, [props], understanding)
+        [(new, _)] = await _create_in(tx, seq, scope, [props], mentions)
         await versions.revise(
             tx,
             seq,
@@ -315,7 +291,7 @@ async def _correct(
         await versions.link(tx, seq, scope.user_id, scope.branch, [supersedes])
         return new
 
-    return to_memory(await _write_understood(registry, [new_content], work))
+    return to_memory(await registry.graph.transaction(work))
 
 
 async def correct(

@@ -209,8 +209,8 @@ class _SlowThenFailingEmbedder:
 async def test_a_store_whose_encode_fails_writes_nothing_and_the_next_write_goes_on(
     user: User, registry: Registry, neo4j_driver: AsyncDriver
 ) -> None:
-    """The change starts while the model encodes (see memories._write_understood); when the
-    encode fails it rolls back whole (no seq taken, no entity), and the user's writes go on."""
+    """A failed encode leaves no trace (no seq taken, no entity), and the user's writes go on,
+    two at once included."""
     assert isinstance(registry.embedder, SentenceTransformerEmbedder)
     slow = dataclasses.replace(registry, embedder=_SlowThenFailingEmbedder(registry.embedder, 0.3))
     caller = Caller(user_id=user.user_id)
