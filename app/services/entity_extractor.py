@@ -239,9 +239,12 @@ def _nickname(tokens: list[tuple[int, str, str]]) -> list[tuple[int, str, str]]:
     return joined
 
 
-def _suffix_spans(run: list[tuple[int, str, str]], inner: bool) -> Iterator[_Span]:
-    """A noun run and every suffix of it of two or more tokens (a suffix is inner)."""
-    for first in range(len(run) - 1):
+def _suffix_spans(
+    run: list[tuple[int, str, str]], inner: bool, tails: bool = True
+) -> Iterator[_Span]:
+    """A noun run and (with `tails`) every suffix of it of two or more tokens (a suffix is
+    inner)."""
+    for first in range(len(run) - 1 if tails else 1):
         part = run[first:]
         word = "".join(token[1] for token in part)
         if word not in _CHINESE_STOP and (first == 0 or part[0][2] in _NOUN_TAGS):
@@ -253,7 +256,7 @@ def _chinese_phrases(tokens: list[tuple[int, str, str]]) -> Iterator[_Span]:
     """Proper nouns alone, and runs of nouns (optionally led by one verb or prefix: 支付 团队,
     反 欺诈 网关) with every suffix of two or more tokens, so "领导计费团队" also yields
     "计费团队". A run right before 在/于 may end in a verb jieba tags as a noun (网关 部署 在):
-    it also yields the run without that last token."""
+    its tails are those of the run without that last token."""
     tokens = _nickname(tokens)
     index = 0
     while index < len(tokens):
@@ -281,9 +284,13 @@ def _chinese_phrases(tokens: list[tuple[int, str, str]]) -> Iterator[_Span]:
         ):
             position, word, tag = run[0]
             yield _Span(position, position + len(word), word, _chinese_type(word, [tag]))
-        yield from _suffix_spans(run, inner=False)
         if end < len(tokens) and tokens[end][1] in _LOCATIVE and len(run) >= 3:
+            # The tails come from the run without its likely verb: 网关部署 would join every
+            # gateway deployed somewhere.
+            yield from _suffix_spans(run, inner=False, tails=False)
             yield from _suffix_spans(run[:-1], inner=True)
+        else:
+            yield from _suffix_spans(run, inner=False)
         index = end
     for position, word, tag in tokens:
         if tag in _PROPER_TAGS and len(word) >= 2:

@@ -166,6 +166,15 @@ def test_a_time_clause_or_a_common_verb_does_not_make_a_chinese_name() -> None:
     assert not [key for key in keys if "时" in key or "有" in key]
 
 
+def test_two_things_deployed_somewhere_share_no_entity_through_the_verb() -> None:
+    """jieba tags 部署 (deploy) before 在 as a noun: the tails come from the run without it."""
+    payments = set(_keys("支付网关部署在北京机房。"))
+    fraud = set(_keys("反欺诈网关部署在深圳机房。"))
+    assert {"支付网关", "北京机房"} <= payments
+    assert {"反欺诈网关", "深圳机房"} <= fraud
+    assert not payments & fraud
+
+
 def test_mixed_chinese_and_identifiers() -> None:
     mentions = extract("计费团队负责 invoice-api 服务")
     assert [(m.key, m.type) for m in mentions] == [("计费团队", "team"), ("invoice api", "service")]
