@@ -41,10 +41,10 @@ import numpy as np
 from data.corpus import memory_texts, queries
 
 from app.embedder import SentenceTransformerEmbedder
-from app.graph import Graph
+from app.graph import Graph, packed_vector
 from app.services import retrieval
 from app.services.identity import fingerprint, time_ordered_id
-from app.services.scope import MAIN, Scope
+from app.services.scope import MAIN, MemoryFilter, Scope
 
 USER_MEMORIES = 10_000
 OTHER_USERS = 99
@@ -273,12 +273,12 @@ async def candidates_ms(
             await graph.read(
                 "retrieval/candidates",
                 **Scope(user_id=user_id, branch=MAIN).params(),
+                **MemoryFilter().params(),
                 shadows=0,
-                vector=vector,
+                vector=packed_vector(vector),
                 vector_k=CANDIDATES,
                 lucene=retrieval.lucene_query(text, user_id, "main"),
                 text_k=CANDIDATES,
-                memory_types=None,
             )
             times.append(time.perf_counter() - began)
     finally:
@@ -322,12 +322,12 @@ async def alternatives(
                 await driver.execute_query(
                     statement,
                     **Scope(user_id=user_id, branch=MAIN).params(),
+                    **MemoryFilter().params(),
                     shadows=0,
-                    vector=vector,
+                    vector=packed_vector(vector),
                     vector_k=CANDIDATES,
                     lucene=lucene,
                     text_k=CANDIDATES,
-                    memory_types=None,
                     routing_="r",
                 )
                 out[name].append(time.perf_counter() - began)

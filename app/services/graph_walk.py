@@ -55,34 +55,47 @@ class Walk:
     residual: asyncio.Future[list[float]] | None
     config: graph_stage.GraphConfig = GRAPH
 
-    async def expand(
+    @property
+    def needs_candidates(self) -> bool:
+        """Whether the walk starts from the best first-stage candidates' entities: only when
+        the query names none of its own (then it cannot run beside the first stage)."""
+        return not self.keys
+
+    async def reach(
         self,
         registry: Registry,
         scope: Scope,
         vector: list[float],
         candidates: list[ranking.Candidate],
-        keep: MemoryFilter,
         weights: ranking.Weights = ranking.DEFAULT_WEIGHTS,
-    ) -> Expansion | None:
-        """Walks from the query's entities and the best candidates' entities in one round trip
-        and scores what it reached; None when there is nothing to start from."""
-        if not candidates and not self.keys:
-            if self.residual is not None:
-                self.residual.cancel()
-            return None
+    ) -> Reached:
+        """Walks in one round trip from the query's entities, or from the best candidates'
+        (see needs_candidates; pass none when it does not)."""
         judge = await self.residual if self.residual is not None else vector
-        relevance = ranking.relevances(candidates, weights)
-        best = max(relevance.values(), default=0.0)
-        config = self.config
-        seeds = sorted(relevance, key=lambda key: -relevance[key])[: config.seed_memories]
+        seeds: list[str] = []
+        if self.needs_candidates:
+            relevance = ranking.relevances(candidates, weights)
+            seeds = sorted(relevance, key=lambda key: -relevance[key])[: self.config.seed_memories]
         rows = await registry.graph.read_within(
             "retrieval/expand",
-            config.time_limit_s,
-            **_walk_params(config, scope, self.keys, seeds, vector, judge),
+            self.config.time_limit_s,
+            **_walk_params(self.config, scope, self.keys, seeds, vector, judge),
         )
-        if rows is None:
+        return Reached(seeds=seeds, found=rows[0] if rows else None)
+
+    def expansion(
+        self,
+        reached: Reached,
+        candidates: list[ranking.Candidate],
+        keep: MemoryFilter,
+        weights: ranking.Weights = ranking.DEFAULT_WEIGHTS,
+    ) -> Expansion:
+        """Scores what the walk reached against the first stage's candidates."""
+        found = reached.found
+        if found is None:
             return Expansion(keys=self.keys, rows=[], hits={}, timed_out=True)
-        [found] = rows
+        relevance = ranking.relevances(candidates, weights)
+        best = max(relevance.values(), default=0.0)
         similarity = {
             row["memory"]["memory_id"]: ranking.cosine(row["residual"]) for row in found["memories"]
         }
@@ -99,14 +112,28 @@ class Walk:
             )
             for path in found["paths"]
         ]
-        strength = {key: relevance[key] / best for key in seeds} if best > 0 else {}
-        hits = graph_stage.score(paths, similarity, strength, best, config)
+        strength = {key: relevance[key] / best for key in reached.seeds} if best > 0 else {}
+        hits = graph_stage.score(paths, similarity, strength, best, self.config)
         rows = [
             {"memory": row["memory"], "vector_score": row["similarity"], "text_score": None}
             for row in found["memories"]
             if row["memory"]["memory_id"] in hits and keep.admits(row["memory"])
         ]
         return Expansion(keys=self.keys, rows=rows, hits=hits)
+
+    def cancel(self) -> None:
+        """Drops the walk before it starts (nothing to start from)."""
+        if self.residual is not None:
+            self.residual.cancel()
+
+
+@dataclass(frozen=True)
+class Reached:
+    """The walk's round trip: the first-stage memories whose entities seeded it, and its one
+    row (None when it ran out of time and was dropped)."""
+
+    seeds: list[str]
+    found: dict[str, Any] | None
 
 
 def _walk_params(

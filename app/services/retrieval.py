@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
 from datetime import UTC, datetime
 from typing import Any
@@ -81,11 +82,27 @@ async def hybrid(
         "lucene": lucene_query(request.query, scope.user_id, scope.branch, scope.view_seq),
         "text_k": text_k,
     }
-    profile: dict[str, Any] | None = None
-    if request.explain == "analyze":
-        [found], profile = await registry.graph.profile("retrieval/candidates", **params)
-    else:
+
+    async def first_stage() -> tuple[dict[str, Any], dict[str, Any] | None]:
+        if request.explain == "analyze":
+            [found], plan = await registry.graph.profile("retrieval/candidates", **params)
+            return found, plan
         [found] = await registry.graph.read("retrieval/candidates", **params)
+        return found, None
+
+    # A walk from the query's own entities needs nothing from the first stage: the two round
+    # trips run at once (its time then falls within the candidates stage's).
+    reached: graph_walk.Reached | None = None
+    if walk is not None and not walk.needs_candidates:
+        searching = asyncio.ensure_future(first_stage())
+        walking = asyncio.ensure_future(walk.reach(registry, scope, vector, []))
+        try:
+            (found, profile), reached = await asyncio.gather(searching, walking)
+        finally:  # when one fails, the other is not left running
+            searching.cancel()
+            walking.cancel()
+    else:
+        found, profile = await first_stage()
     queried = time.perf_counter()
     rows: list[dict[str, Any]] = found["candidates"]
     now = datetime.now(UTC)
@@ -95,10 +112,13 @@ async def hybrid(
         weight = FEEDBACK_WEIGHT_DEFAULT
     query_words = content_words(request.query)
     candidates = [_candidate(row, query_words, session_id, now) for row in rows]
-    expansion = (
-        await walk.expand(registry, scope, vector, candidates, keep, weights) if walk else None
-    )
-    if expansion is not None:
+    expansion: graph_walk.Expansion | None = None
+    if walk is not None and reached is None and candidates:
+        reached = await walk.reach(registry, scope, vector, candidates, weights)
+    elif walk is not None and reached is None:
+        walk.cancel()  # nothing to start from
+    if walk is not None and reached is not None:
+        expansion = walk.expansion(reached, candidates, keep, weights)
         known = {candidate.memory_id for candidate in candidates}
         for row in expansion.rows:
             if row["memory"]["memory_id"] not in known:

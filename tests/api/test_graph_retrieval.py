@@ -123,7 +123,21 @@ async def test_verbose_explain_shows_the_path_that_reached_a_memory(
             assert "graph" not in row and "graph_path" not in row
 
 
-async def test_a_top_candidates_entities_also_seed_the_walk(
+async def test_a_question_that_names_an_entity_walks_from_it_alone(
+    client: TestClientProtocol, user: User
+) -> None:
+    # The best first-stage memory's entities do not seed the walk then: it runs beside the
+    # first stage, and a neighbour of a merely similar memory does not come in.
+    await _stored_ids(client, user.headers, CHAIN)
+    await _stored_ids(client, user.headers, UNRELATED)
+    body = await _explained(client, user.headers, "retrieve", QUESTION, top_k=5)
+    assert body["explain"]["graph"]["seed_entities"] == ["maria"]
+    paths = [row["graph_path"] for row in body["explain"]["ranking"] if "graph_path" in row]
+    assert paths
+    assert all(path[0] == "maria" for path in paths)
+
+
+async def test_a_top_candidates_entities_seed_the_walk_when_the_question_names_none(
     client: TestClientProtocol, user: User
 ) -> None:
     # The question names nothing; the best first-stage memory's entities seed the walk.
