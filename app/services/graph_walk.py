@@ -55,27 +55,19 @@ class Walk:
     residual: asyncio.Future[list[float]] | None
     config: graph_stage.GraphConfig = GRAPH
 
-    @property
-    def needs_candidates(self) -> bool:
-        """Whether the walk starts from the best first-stage candidates' entities: only when
-        the query names none of its own (then it cannot run beside the first stage)."""
-        return not self.keys
+    def seeds_from(
+        self, candidates: list[ranking.Candidate], weights: ranking.Weights
+    ) -> list[str]:
+        """The best first-stage candidates, whose entities seed a walk when the query's own
+        lead nowhere."""
+        relevance = ranking.relevances(candidates, weights)
+        return sorted(relevance, key=lambda key: -relevance[key])[: self.config.seed_memories]
 
     async def reach(
-        self,
-        registry: Registry,
-        scope: Scope,
-        vector: list[float],
-        candidates: list[ranking.Candidate],
-        weights: ranking.Weights = ranking.DEFAULT_WEIGHTS,
+        self, registry: Registry, scope: Scope, vector: list[float], seeds: list[str]
     ) -> Reached:
-        """Walks in one round trip from the query's entities, or from the best candidates'
-        (see needs_candidates; pass none when it does not)."""
+        """Walks in one round trip from the query's entities and the seed memories'."""
         judge = await self.residual if self.residual is not None else vector
-        seeds: list[str] = []
-        if self.needs_candidates:
-            relevance = ranking.relevances(candidates, weights)
-            seeds = sorted(relevance, key=lambda key: -relevance[key])[: self.config.seed_memories]
         rows = await registry.graph.read_within(
             "retrieval/expand",
             self.config.time_limit_s,
@@ -134,6 +126,11 @@ class Reached:
 
     seeds: list[str]
     found: dict[str, Any] | None
+
+    @property
+    def nowhere(self) -> bool:
+        """The walk found no path (its seeds are unknown entities or hubs)."""
+        return self.found is not None and not self.found["paths"]
 
 
 def _walk_params(

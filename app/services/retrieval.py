@@ -93,7 +93,7 @@ async def hybrid(
     # A walk from the query's own entities needs nothing from the first stage: the two round
     # trips run at once (its time then falls within the candidates stage's).
     reached: graph_walk.Reached | None = None
-    if walk is not None and not walk.needs_candidates:
+    if walk is not None and walk.keys:
         searching = asyncio.ensure_future(first_stage())
         walking = asyncio.ensure_future(walk.reach(registry, scope, vector, []))
         try:
@@ -113,8 +113,10 @@ async def hybrid(
     query_words = content_words(request.query)
     candidates = [_candidate(row, query_words, session_id, now) for row in rows]
     expansion: graph_walk.Expansion | None = None
-    if walk is not None and reached is None and candidates:
-        reached = await walk.reach(registry, scope, vector, candidates, weights)
+    # When the query names no entity, or none that leads anywhere, the best candidates'
+    # entities seed the walk.
+    if walk is not None and candidates and (reached is None or reached.nowhere):
+        reached = await walk.reach(registry, scope, vector, walk.seeds_from(candidates, weights))
     elif walk is not None and reached is None:
         walk.cancel()  # nothing to start from
     if walk is not None and reached is not None:

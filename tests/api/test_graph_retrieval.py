@@ -137,16 +137,22 @@ async def test_a_question_that_names_an_entity_walks_from_it_alone(
     assert all(path[0] == "maria" for path in paths)
 
 
-async def test_a_top_candidates_entities_seed_the_walk_when_the_question_names_none(
-    client: TestClientProtocol, user: User
+@pytest.mark.parametrize(
+    ("question", "named"),
+    [
+        ("who is in charge of billing, and what do they run?", []),
+        # Acme is no entity of the user's: a walk from it leads nowhere.
+        ("who is in charge of billing at Acme, and what do they run?", ["acme"]),
+    ],
+)
+async def test_a_top_candidates_entities_seed_the_walk_when_the_question_names_none_it_knows(
+    client: TestClientProtocol, user: User, question: str, named: list[str]
 ) -> None:
-    # The question names nothing; the best first-stage memory's entities seed the walk.
+    # The best first-stage memory's entities seed the walk.
     chain = await _stored_ids(client, user.headers, CHAIN)
     await _stored_ids(client, user.headers, UNRELATED)
-    body = await _explained(
-        client, user.headers, "retrieve", "who is in charge of billing, and what do they run?"
-    )
-    assert body["explain"]["graph"]["seed_entities"] == []
+    body = await _explained(client, user.headers, "retrieve", question)
+    assert body["explain"]["graph"]["seed_entities"] == named
     best = body["results"][0]["memory_id"]
     reached = [row for row in body["explain"]["ranking"] if "graph_path" in row]
     assert reached
