@@ -55,14 +55,6 @@ class Walk:
     residual: asyncio.Future[list[float]] | None
     config: graph_stage.GraphConfig = GRAPH
 
-    def seeds_from(
-        self, candidates: list[ranking.Candidate], weights: ranking.Weights
-    ) -> list[str]:
-        """The best first-stage candidates, whose entities seed a walk when the query's own
-        lead nowhere."""
-        relevance = ranking.relevances(candidates, weights)
-        return sorted(relevance, key=lambda key: -relevance[key])[: self.config.seed_memories]
-
     async def reach(
         self, registry: Registry, scope: Scope, vector: list[float], seeds: list[str]
     ) -> Reached:
@@ -75,18 +67,36 @@ class Walk:
         )
         return Reached(seeds=seeds, found=rows[0] if rows else None)
 
-    def expansion(
+    async def finish(
         self,
-        reached: Reached,
+        registry: Registry,
+        scope: Scope,
+        vector: list[float],
+        beside: Reached | None,
         candidates: list[ranking.Candidate],
         keep: MemoryFilter,
         weights: ranking.Weights = ranking.DEFAULT_WEIGHTS,
+    ) -> Expansion | None:
+        """Scores what the walk reached: the one that ran beside the first stage from the
+        query's entities, or, when there was none or it led nowhere (unknown entities, hubs),
+        a walk from the best candidates' entities. None when there is nothing to start from."""
+        relevance = ranking.relevances(candidates, weights)
+        reached = beside
+        if candidates and (reached is None or reached.nowhere):
+            seeds = sorted(relevance, key=lambda key: -relevance[key])[: self.config.seed_memories]
+            reached = await self.reach(registry, scope, vector, seeds)
+        if reached is None:
+            if self.residual is not None:
+                self.residual.cancel()
+            return None
+        return self._scored(reached, relevance, keep)
+
+    def _scored(
+        self, reached: Reached, relevance: dict[str, float], keep: MemoryFilter
     ) -> Expansion:
-        """Scores what the walk reached against the first stage's candidates."""
         found = reached.found
         if found is None:
             return Expansion(keys=self.keys, rows=[], hits={}, timed_out=True)
-        relevance = ranking.relevances(candidates, weights)
         best = max(relevance.values(), default=0.0)
         similarity = {
             row["memory"]["memory_id"]: ranking.cosine(row["residual"]) for row in found["memories"]
@@ -112,11 +122,6 @@ class Walk:
             if row["memory"]["memory_id"] in hits and keep.admits(row["memory"])
         ]
         return Expansion(keys=self.keys, rows=rows, hits=hits)
-
-    def cancel(self) -> None:
-        """Drops the walk before it starts (nothing to start from)."""
-        if self.residual is not None:
-            self.residual.cancel()
 
 
 @dataclass(frozen=True)

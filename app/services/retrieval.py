@@ -112,15 +112,12 @@ async def hybrid(
         weight = FEEDBACK_WEIGHT_DEFAULT
     query_words = content_words(request.query)
     candidates = [_candidate(row, query_words, session_id, now) for row in rows]
-    expansion: graph_walk.Expansion | None = None
-    # When the query names no entity, or none that leads anywhere, the best candidates'
-    # entities seed the walk.
-    if walk is not None and candidates and (reached is None or reached.nowhere):
-        reached = await walk.reach(registry, scope, vector, walk.seeds_from(candidates, weights))
-    elif walk is not None and reached is None:
-        walk.cancel()  # nothing to start from
-    if walk is not None and reached is not None:
-        expansion = walk.expansion(reached, candidates, keep, weights)
+    expansion = (
+        await walk.finish(registry, scope, vector, reached, candidates, keep, weights)
+        if walk is not None
+        else None
+    )
+    if expansion is not None:
         known = {candidate.memory_id for candidate in candidates}
         for row in expansion.rows:
             if row["memory"]["memory_id"] not in known:
