@@ -21,17 +21,24 @@ GRAPH = graph_stage.GraphConfig()
 @dataclass(frozen=True)
 class Expansion:
     """What the walk found: the seed entity keys, the memories it reached (rows like the first
-    stage's candidates) and each one's graph hit."""
+    stage's candidates), each one's graph hit, and the memories the query's entities are said
+    to have nothing to do with (see cypher/retrieval/expand)."""
 
     keys: list[str]
     rows: list[dict[str, Any]]
     hits: dict[str, graph_stage.GraphHit]
     timed_out: bool = False  # the walk ran out of time and was dropped
+    denied: frozenset[str] = frozenset()
 
     def scored(self, candidate: ranking.Candidate) -> ranking.Candidate:
-        """The candidate with its graph score (unchanged when the walk did not reach it)."""
+        """The candidate with its graph score, or marked denied when no path reached it and a
+        memory of the query's entities denies it (unchanged otherwise)."""
         hit = self.hits.get(candidate.memory_id)
-        return candidate if hit is None else replace(candidate, graph=hit.score)
+        if hit is not None:
+            return replace(candidate, graph=hit.score)
+        if candidate.memory_id in self.denied:
+            return replace(candidate, denied=True)
+        return candidate
 
     def summary(self) -> dict[str, Any]:
         return {"seed_entities": self.keys, "reached": len(self.hits), "timed_out": self.timed_out}
@@ -121,7 +128,7 @@ class Walk:
             for row in found["memories"]
             if row["memory"]["memory_id"] in hits and keep.admits(row["memory"])
         ]
-        return Expansion(keys=self.keys, rows=rows, hits=hits)
+        return Expansion(keys=self.keys, rows=rows, hits=hits, denied=frozenset(found["denied"]))
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,10 @@ FEEDBACK_MIN, FEEDBACK_MAX = 0.5, 2.0
 # A memory consolidate found contradicted by a kept one (see consolidate) is likely outdated:
 # beyond its lowered confidence, it ranks below the one that was kept.
 CONTRADICTED = 0.6
+# A memory about something a memory of the question's own subject says it has nothing to do
+# with ("Zhao Min has nothing to do with the payment gateway": the gateway's memories, for a
+# question about Zhao Min) answers another question.
+DENIED = 0.6
 
 
 @dataclass(frozen=True)
@@ -48,6 +52,7 @@ class Candidate:
     wrong: int = 0
     graph: float = 0.0  # what the graph stage says it is worth (see graph_stage), 0..1
     contradicted: bool = False  # consolidate kept another memory that disagrees with it
+    denied: bool = False  # about what the question's subject is said to be unrelated to
 
 
 @dataclass(frozen=True)
@@ -124,6 +129,7 @@ def rank(
             "recency": 1.0 + weights.recency_bonus * math.exp(-candidate.age_days / RECENCY_DAYS),
             "session": weights.session_boost if session_boost and candidate.same_session else 1.0,
             "contradiction": CONTRADICTED if candidate.contradicted else 1.0,
+            "denial": DENIED if candidate.denied else 1.0,
         }
         score = math.prod(components.values())
         scored.append(Scored(candidate.memory_id, score, components))

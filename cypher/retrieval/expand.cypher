@@ -13,7 +13,10 @@
 //          memories (list of {memory (map without embedding, timestamps as ISO text),
 //          for every memory on a path and every seed memory that gave a path its seed,
 //          similarity and residual (0..1 cosine scores to the query and to the residual)},
-//          one per memory on any path)
+//          one per memory on any path),
+//          denied (ids of memories about an entity that a memory of the query's own entities
+//          says they have nothing to do with: "Zhao Min has nothing to do with the payment
+//          gateway" denies the payment gateway's memories to a question about Zhao Min)
 CYPHER 25
 CALL () {
   MATCH (seed:Entity {user_id: $user_id}) WHERE seed.key IN $keys OR seed.compact IN $compacts
@@ -57,4 +60,21 @@ CALL (nested) {
     residual: vector.similarity.cosine(m.embedding, toFloatList($residual))
   }) AS memories
 }
-RETURN paths, memories
+CALL () {
+  OPTIONAL MATCH (seed:Entity {user_id: $user_id})<-[said:MENTIONS]-(denier:Memory)
+                 -[denial:MENTIONS WHERE denial.negated]->(denied:Entity)
+  WHERE (seed.key IN $keys OR seed.compact IN $compacts)
+    AND (said.negated IS NULL OR NOT said.negated)
+    AND NOT (denied.key IN $keys OR denied.compact IN $compacts)
+    AND COUNT { (denied)<-[:MENTIONS]-() } <= $hub_limit
+    AND denier.is_active
+    AND (denier.branch = $branch OR denier.branch = 'main' AND denier.created_seq <= $view_seq
+         AND NOT EXISTS { (:Memory {memory_id: denier.memory_id, branch: $branch}) })
+  OPTIONAL MATCH (denied)<-[about:MENTIONS WHERE about.negated IS NULL OR NOT about.negated]-
+                 (m:Memory)
+  WHERE m.is_active
+    AND (m.branch = $branch OR m.branch = 'main' AND m.created_seq <= $view_seq
+         AND NOT EXISTS { (:Memory {memory_id: m.memory_id, branch: $branch}) })
+  RETURN collect(DISTINCT m.memory_id) AS denied
+}
+RETURN paths, memories, denied

@@ -183,6 +183,34 @@ async def test_a_link_the_text_negates_does_not_carry_the_chain(
     assert results[IVAN_APART] == []
 
 
+MARIA_APART = "Maria has nothing to do with ledger-sync; the data team owns it."
+LEDGER = "ledger-sync runs in the eu-west region."
+REGION_QUESTION = "In which region does the service Maria's team owns run?"
+
+
+async def test_what_the_questions_subject_is_said_to_have_nothing_to_do_with_ranks_lower(
+    client: TestClientProtocol, user: User
+) -> None:
+    chain = await _stored_ids(client, user.headers, CHAIN[:2])
+    apart, ledger = await _stored_ids(client, user.headers, [MARIA_APART, LEDGER])
+    await _stored_ids(client, user.headers, UNRELATED)
+    body = await _explained(
+        client, user.headers, "retrieve", REGION_QUESTION, top_k=20, min_score=0
+    )
+    denial = {row["memory_id"]: row["denial"] for row in body["explain"]["ranking"]}
+    # ledger-sync's memory shares "region" and "runs" with the question, but Maria is said to
+    # have nothing to do with ledger-sync; the memory that says so is not denied itself.
+    assert denial[ledger] < 1.0
+    assert denial[apart] == denial[chain[0]] == denial[chain[1]] == 1.0
+
+    # A question that names ledger-sync itself asks about it.
+    named_question = "Where does Maria's ledger-sync run?"
+    named = await _explained(
+        client, user.headers, "retrieve", named_question, top_k=20, min_score=0
+    )
+    assert all(row["denial"] == 1.0 for row in named["explain"]["ranking"])
+
+
 async def test_a_deleted_memory_no_longer_brings_its_neighbours_in(
     client: TestClientProtocol, user: User
 ) -> None:

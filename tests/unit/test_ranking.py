@@ -147,3 +147,11 @@ def test_feedback_confidence_and_recency_shift_equal_relevance() -> None:
     by_id = {item.memory_id: item.score for item in ranked}
     assert by_id["useful"] / by_id["m"] == pytest.approx(1.3)
     assert by_id["wrong"] / by_id["m"] == pytest.approx(0.9)
+
+
+def test_a_denied_memory_falls_behind_an_equally_relevant_one() -> None:
+    plain = _candidate("plain", 0.6)
+    denied = replace(plain, memory_id="denied", denied=True)
+    ranked = rank([denied, plain], feedback_weight=0.1, session_boost=False, top_k=5, min_score=0)
+    assert [item.memory_id for item in ranked] == ["plain", "denied"]
+    assert ranked[1].components["denial"] < 1.0 == ranked[0].components["denial"]
