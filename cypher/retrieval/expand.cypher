@@ -61,10 +61,12 @@ CALL (nested) {
   }) AS memories
 }
 CALL () {
-  OPTIONAL MATCH (seed:Entity {user_id: $user_id})<-[said:MENTIONS]-(denier:Memory)
-                 -[denial:MENTIONS WHERE denial.negated]->(denied:Entity)
+  OPTIONAL MATCH (seed:Entity {user_id: $user_id})
   WHERE (seed.key IN $keys OR seed.compact IN $compacts)
-    AND (said.negated IS NULL OR NOT said.negated)
+    AND COUNT { (seed)<-[:MENTIONS]-() } <= $hub_limit
+  OPTIONAL MATCH (seed)<-[said:MENTIONS]-(denier:Memory)
+                 -[denial:MENTIONS WHERE denial.negated]->(denied:Entity)
+  WHERE (said.negated IS NULL OR NOT said.negated)
     AND NOT (denied.key IN $keys OR denied.compact IN $compacts)
     AND COUNT { (denied)<-[:MENTIONS]-() } <= $hub_limit
     AND denier.is_active
