@@ -11,6 +11,7 @@ from quart import Quart
 from quart.typing import TestClientProtocol
 
 from tests.conftest import User, create_user
+from tests.support.branches import create_branch
 from tests.support.entities import CHAIN, QUESTION
 from tests.support.fake_llm import FakeLlm
 from tests.support.http import request_ok
@@ -209,6 +210,28 @@ async def test_what_the_questions_subject_is_said_to_have_nothing_to_do_with_ran
         client, user.headers, "retrieve", named_question, top_k=20, min_score=0
     )
     assert all(row["denial"] == 1.0 for row in named["explain"]["ranking"])
+
+
+async def test_a_branch_that_deletes_the_denial_no_longer_denies(
+    client: TestClientProtocol, user: User
+) -> None:
+    await _stored_ids(client, user.headers, CHAIN[:2])
+    apart, ledger = await _stored_ids(client, user.headers, [MARIA_APART, LEDGER])
+    await _stored_ids(client, user.headers, UNRELATED)
+    await create_branch(client, user.headers, "without-denial")
+    await request_ok(client, "DELETE", f"/v1/memories/{apart}?branch=without-denial", user.headers)
+
+    def denial_of_ledger(body: dict[str, Any]) -> float:
+        rows = {row["memory_id"]: row for row in body["explain"]["ranking"]}
+        return float(rows[ledger]["denial"])
+
+    fields = {"top_k": 20, "min_score": 0}
+    on_main = await _explained(client, user.headers, "retrieve", REGION_QUESTION, **fields)
+    on_branch = await _explained(
+        client, user.headers, "retrieve", REGION_QUESTION, branch="without-denial", **fields
+    )
+    assert denial_of_ledger(on_main) < 1.0
+    assert denial_of_ledger(on_branch) == 1.0
 
 
 async def test_a_deleted_memory_no_longer_brings_its_neighbours_in(
