@@ -54,7 +54,8 @@ _NEGATION_BEFORE = re.compile(
     r"|n't\b|不再|不(?![同过断少仅久])|没有|没|未|无(?!论)|非",
     re.IGNORECASE,
 )
-_NEGATION_AFTER = re.compile(r"无关|没有关系|没关系|不相关|无涉")
+# After "与 X": unrelated, or no relation of some kind (没有主从关系, 没有任何依赖关系).
+_NEGATION_AFTER = re.compile(r"无关|不相关|无涉|没有?[\u4e00-\u9fff]{0,6}?(?:关系|关联|联系)")
 _WITH_BEFORE = re.compile(r"[与和跟同]\s*$")
 
 

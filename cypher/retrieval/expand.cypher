@@ -14,8 +14,8 @@
 //          for every memory on a path and every seed memory that gave a path its seed,
 //          similarity and residual (0..1 cosine scores to the query and to the residual)},
 //          one per memory on any path),
-//          denied (ids of memories about an entity that a memory of the query's own entities
-//          says they have nothing to do with: "Zhao Min has nothing to do with the payment
+//          denied (ids of memories about an entity that a memory says the question's
+//          subjects have nothing to do with: "Zhao Min has nothing to do with the payment
 //          gateway" denies the payment gateway's memories to a question about Zhao Min)
 CYPHER 25
 CALL () {
@@ -61,20 +61,31 @@ CALL (nested) {
   }) AS memories
 }
 CALL () {
-  OPTIONAL MATCH (seed:Entity {user_id: $user_id})
-  WHERE (seed.key IN $keys OR seed.compact IN $compacts)
-    AND COUNT { (seed)<-[:MENTIONS]-() } <= $hub_limit
-  OPTIONAL MATCH (seed)<-[said:MENTIONS]-(denier:Memory)
-                 -[denial:MENTIONS WHERE denial.negated]->(denied:Entity)
-  WHERE (said.negated IS NULL OR NOT said.negated)
-    AND NOT (denied.key IN $keys OR denied.compact IN $compacts)
+  // The question's subjects: its own entities, and those a memory names beside one of them
+  // while denying nothing ("Maria leads the billing team"; "PG means orders-db").
+  OPTIONAL MATCH (named:Entity {user_id: $user_id})
+  WHERE (named.key IN $keys OR named.compact IN $compacts)
+    AND COUNT { (named)<-[:MENTIONS]-() } <= $hub_limit
+  OPTIONAL MATCH (named)<-[:MENTIONS]-(plain:Memory)-[:MENTIONS]->(beside:Entity)
+  WHERE plain.is_active AND NOT EXISTS { (plain)-[:MENTIONS {negated: true}]->() }
+    AND COUNT { (beside)<-[:MENTIONS]-() } <= $hub_limit
+    AND (plain.branch = $branch OR plain.branch = 'main' AND plain.created_seq <= $view_seq
+         AND NOT EXISTS { (:Memory {memory_id: plain.memory_id, branch: $branch}) })
+  WITH collect(DISTINCT named) + collect(DISTINCT beside) AS subjects
+  UNWIND subjects AS subject
+  WITH DISTINCT subjects, subject
+  // A memory that names a subject and another entity, denying one of the two, says they have
+  // nothing to do with each other.
+  MATCH (subject)<-[said:MENTIONS]-(denier:Memory)-[other:MENTIONS]->(denied:Entity)
+  WHERE coalesce(said.negated, false) <> coalesce(other.negated, false)
+    AND NOT denied IN subjects
     AND COUNT { (denied)<-[:MENTIONS]-() } <= $hub_limit
     AND denier.is_active
     AND (denier.branch = $branch OR denier.branch = 'main' AND denier.created_seq <= $view_seq
          AND NOT EXISTS { (:Memory {memory_id: denier.memory_id, branch: $branch}) })
   OPTIONAL MATCH (denied)<-[about:MENTIONS WHERE about.negated IS NULL OR NOT about.negated]-
                  (m:Memory)
-  WHERE m.is_active
+  WHERE m.is_active AND m <> denier
     AND (m.branch = $branch OR m.branch = 'main' AND m.created_seq <= $view_seq
          AND NOT EXISTS { (:Memory {memory_id: m.memory_id, branch: $branch}) })
   RETURN collect(DISTINCT m.memory_id) AS denied

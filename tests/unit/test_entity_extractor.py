@@ -229,6 +229,25 @@ def test_chinese_unrelated_around_a_name_negates_it() -> None:
     assert not mentions["auth service"].negated
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "reports-db 跟 orders-db 没有主从关系。",
+        "refund-svc 与 orders-db 没有任何依赖关系。",
+        "reports-db 和 orders-db 没关系",
+    ],
+)
+def test_chinese_no_relation_of_some_kind_negates_the_name_after_with(text: str) -> None:
+    mentions = _by_key(text)
+    assert mentions["orders db"].negated
+    assert not mentions[next(key for key in mentions if key != "orders db")].negated
+
+
+def test_chinese_a_relation_that_is_there_negates_nothing() -> None:
+    mentions = _by_key("reports-db 和 orders-db 有依赖关系。")
+    assert not mentions["orders db"].negated
+
+
 def test_does_not_use_negates_the_object_not_the_subject() -> None:
     mentions = _by_key("invoice-api does not use lodash 4.17.15")
     assert mentions["lodash 4.17.15"].negated
