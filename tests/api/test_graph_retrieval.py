@@ -1,6 +1,7 @@
 """The graph stage of retrieve and search: from the entities a question names, memories that
 share no words with it come in along the entities they mention; verbose explain shows the path;
-negated links, deleted memories and other users' memories never carry the walk."""
+negated links, deleted memories and other users' memories never carry the walk; what the
+question's subjects are said to have nothing to do with ranks lower."""
 
 from __future__ import annotations
 
@@ -38,6 +39,9 @@ QUESTION_ZH = "王芳负责的服务依赖的库有没有已知漏洞？"  # noq
 IVAN_APART = "Ivan works on auth-service, which has nothing to do with invoice-api."
 IVAN_CALLS = "Ivan works on auth-service, which calls invoice-api."
 IVAN_QUESTION = "What does Ivan work on, and does it depend on a library with a known hole?"
+MARIA_APART = "Maria has nothing to do with ledger-sync; the data team owns it."
+LEDGER = "ledger-sync runs in the eu-west region."
+REGION_QUESTION = "In which region does the service Maria's team owns run?"
 
 
 async def _stored_ids(client: TestClientProtocol, headers: Headers, texts: list[str]) -> list[str]:
@@ -184,11 +188,6 @@ async def test_a_link_the_text_negates_does_not_carry_the_chain(
     assert results[IVAN_APART] == []
 
 
-MARIA_APART = "Maria has nothing to do with ledger-sync; the data team owns it."
-LEDGER = "ledger-sync runs in the eu-west region."
-REGION_QUESTION = "In which region does the service Maria's team owns run?"
-
-
 async def test_what_the_questions_subject_is_said_to_have_nothing_to_do_with_ranks_lower(
     client: TestClientProtocol, user: User
 ) -> None:
@@ -210,6 +209,30 @@ async def test_what_the_questions_subject_is_said_to_have_nothing_to_do_with_ran
         client, user.headers, "retrieve", named_question, top_k=20, min_score=0
     )
     assert all(row["denial"] == 1.0 for row in named["explain"]["ranking"])
+
+
+async def test_a_denial_reaches_the_subject_an_alias_names_either_side_of_it(
+    client: TestClientProtocol, user: User
+) -> None:
+    alias, backup, apart, dump = await _stored_ids(
+        client,
+        user.headers,
+        [
+            "When people say PG they mean orders-db.",
+            "orders-db takes a full backup every night at 01:00.",
+            "reports-db is not a replica of orders-db.",
+            "reports-db is dumped once a week on Sunday.",
+        ],
+    )
+    await _stored_ids(client, user.headers, UNRELATED)
+    body = await _explained(
+        client, user.headers, "retrieve", "When is PG backed up?", top_k=20, min_score=0
+    )
+    denial = {row["memory_id"]: row["denial"] for row in body["explain"]["ranking"]}
+    # The question names PG; the alias makes orders-db a subject, and the denial names
+    # orders-db as the denied side: reports-db is what it has nothing to do with.
+    assert denial[dump] < 1.0
+    assert denial[alias] == denial[backup] == denial[apart] == 1.0
 
 
 async def test_a_branch_that_deletes_the_denial_no_longer_denies(
