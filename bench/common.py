@@ -228,7 +228,8 @@ class Service:
 def service_process(
     uri: str, port: int | None = None, env: dict[str, str] | None = None
 ) -> Iterator[Service]:
-    """`hypercorn "app:create_app()"` as its own process, as scripts/serve.sh runs it."""
+    """`hypercorn "app:create_app()"` as its own process: the app scripts/serve.sh serves
+    (there through `memory-service serve`, hypercorn in process), with hypercorn's defaults."""
     port = port or free_port()
     env = {
         **os.environ,
