@@ -62,7 +62,9 @@ CALL (nested) {
 }
 CALL () {
   // The question's subjects: its own entities, and those a memory names beside one of them
-  // while denying nothing ("Maria leads the billing team"; "PG means orders-db").
+  // while denying nothing ("Maria leads the billing team"; "PG means orders-db"). Its own
+  // entities are looked up again rather than carried from the walk: the walk's rows are
+  // aggregated away above, and a question whose walk finds no path still has subjects.
   OPTIONAL MATCH (named:Entity {user_id: $user_id})
   WHERE (named.key IN $keys OR named.compact IN $compacts)
     AND COUNT { (named)<-[:MENTIONS]-() } <= $hub_limit

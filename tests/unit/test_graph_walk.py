@@ -4,21 +4,9 @@ from __future__ import annotations
 
 from app.services.graph_stage import GraphHit, GraphPath
 from app.services.graph_walk import Expansion
-from app.services.ranking import Candidate
+from tests.support.candidates import candidate
 
 PATH = GraphPath(seed="maria", seed_memory=None, steps=("maria", "m-team"), memories=("m-team",))
-
-
-def _candidate(memory_id: str) -> Candidate:
-    return Candidate(
-        memory_id=memory_id,
-        cosine=0.5,
-        text_score=None,
-        text_coverage=0.0,
-        confidence=1.0,
-        age_days=1.0,
-        same_session=False,
-    )
 
 
 def test_a_reached_memory_takes_its_graph_score_and_is_never_denied() -> None:
@@ -28,8 +16,8 @@ def test_a_reached_memory_takes_its_graph_score_and_is_never_denied() -> None:
         hits={"m-team": GraphHit("m-team", 0.4, PATH)},
         denied=frozenset({"m-team", "m-ledger"}),
     )
-    team = expansion.scored(_candidate("m-team"))
+    team = expansion.scored(candidate("m-team", 0.5))
     assert (team.graph, team.denied) == (0.4, False)
-    ledger = expansion.scored(_candidate("m-ledger"))
+    ledger = expansion.scored(candidate("m-ledger", 0.5))
     assert (ledger.graph, ledger.denied) == (0.0, True)
-    assert expansion.scored(_candidate("m-other")) == _candidate("m-other")
+    assert expansion.scored(candidate("m-other", 0.5)) == candidate("m-other", 0.5)

@@ -6,7 +6,8 @@ from dataclasses import replace
 
 import pytest
 
-from app.services.ranking import Candidate, feedback_multiplier, rank, relevance
+from app.services.ranking import feedback_multiplier, rank, relevance
+from tests.support.candidates import candidate
 
 
 @pytest.mark.parametrize(
@@ -43,19 +44,6 @@ def test_feedback_multiplier_is_clamped(useful: int, negative: int, expected: fl
     assert feedback_multiplier(0.5, useful, negative, 0, 0) == pytest.approx(expected)
 
 
-def _candidate(memory_id: str, cosine: float | None, **fields: object) -> Candidate:
-    base = Candidate(
-        memory_id=memory_id,
-        cosine=cosine,
-        text_score=None,
-        text_coverage=1.0,
-        confidence=1.0,
-        age_days=365.0,
-        same_session=False,
-    )
-    return replace(base, **fields)  # type: ignore[arg-type]
-
-
 def test_relevance_mixes_cosine_and_normalised_text_score() -> None:
     assert relevance(0.8, None, 0.0, 0.0) == pytest.approx(0.7 * 0.8)
     assert relevance(None, 2.0, 4.0, 1.0) == pytest.approx(0.3 * 0.5)
@@ -67,18 +55,18 @@ def test_text_share_is_weighed_by_the_query_words_a_memory_covers() -> None:
     assert relevance(None, 4.0, 4.0, 0.25) == pytest.approx(0.3 * 0.25)
     # The best full-text hit matched one word of four; a memory with every word but a lower
     # engine score and a similar meaning comes first.
-    one_word = _candidate("a-one-word", 0.5, text_score=4.0, text_coverage=0.25)
-    every_word = _candidate("b-every-word", 0.5, text_score=3.0, text_coverage=1.0)
+    one_word = candidate("a-one-word", 0.5, text_score=4.0, text_coverage=0.25)
+    every_word = candidate("b-every-word", 0.5, text_score=3.0, text_coverage=1.0)
     ranked = rank([one_word, every_word], feedback_weight=0.1, session_boost=False, top_k=2)
     assert [item.memory_id for item in ranked] == ["b-every-word", "a-one-word"]
 
 
 def test_rank_orders_by_score_then_memory_id_and_cuts_top_k() -> None:
     candidates = [
-        _candidate("c", 0.5),
-        _candidate("a", 0.9),
-        _candidate("d", 0.5),
-        _candidate("b", 0.7),
+        candidate("c", 0.5),
+        candidate("a", 0.9),
+        candidate("d", 0.5),
+        candidate("b", 0.7),
     ]
     ranked = rank(candidates, feedback_weight=0.1, session_boost=False, top_k=10, min_score=0)
     assert [item.memory_id for item in ranked] == ["a", "b", "c", "d"]
@@ -89,8 +77,8 @@ def test_rank_orders_by_score_then_memory_id_and_cuts_top_k() -> None:
 
 
 def test_score_is_the_product_of_its_components() -> None:
-    candidate = _candidate("a", 0.6, text_score=2.0, useful=3, confidence=0.5, age_days=0.0)
-    [scored] = rank([candidate], feedback_weight=0.1, session_boost=False, top_k=1)
+    fresh = candidate("a", 0.6, text_score=2.0, useful=3, confidence=0.5, age_days=0.0)
+    [scored] = rank([fresh], feedback_weight=0.1, session_boost=False, top_k=1)
     parts = scored.components
     assert parts["relevance"] == pytest.approx(0.7 * 0.6 + 0.3)
     assert parts["feedback"] == pytest.approx(1.3)
@@ -104,7 +92,7 @@ def test_score_is_the_product_of_its_components() -> None:
 
 
 def test_relevance_floor_drops_far_weaker_candidates() -> None:
-    candidates = [_candidate("strong", 0.8), _candidate("close", 0.5), _candidate("weak", 0.3)]
+    candidates = [candidate("strong", 0.8), candidate("close", 0.5), candidate("weak", 0.3)]
     floored = rank(candidates, feedback_weight=0.1, session_boost=False, top_k=10)
     assert [item.memory_id for item in floored] == ["strong", "close"]  # 0.3 < half of 0.8
     kept = rank(candidates, feedback_weight=0.1, session_boost=False, top_k=10, min_score=0)
@@ -112,14 +100,14 @@ def test_relevance_floor_drops_far_weaker_candidates() -> None:
     strict = rank(candidates, feedback_weight=0.1, session_boost=False, top_k=10, min_score=0.5)
     assert [item.memory_id for item in strict] == ["strong"]
     # Nothing relevant at all: no results rather than noise, unless min_score is 0.
-    unrelated = [_candidate("x", -0.2), _candidate("y", None)]
+    unrelated = [candidate("x", -0.2), candidate("y", None)]
     assert rank(unrelated, feedback_weight=0.1, session_boost=False, top_k=5) == []
     assert len(rank(unrelated, feedback_weight=0.1, session_boost=False, top_k=5, min_score=0)) == 2
 
 
 def test_session_boost_applies_only_when_asked_and_only_to_the_session() -> None:
-    other = _candidate("a-other", 0.6)
-    mine = _candidate("b-mine", 0.6, same_session=True)
+    other = candidate("a-other", 0.6)
+    mine = candidate("b-mine", 0.6, same_session=True)
     boosted = rank([other, mine], feedback_weight=0.1, session_boost=True, top_k=2)
     assert [item.memory_id for item in boosted] == ["b-mine", "a-other"]
     assert boosted[0].components["session"] > 1.0
@@ -132,7 +120,7 @@ def test_session_boost_applies_only_when_asked_and_only_to_the_session() -> None
 
 
 def test_feedback_confidence_and_recency_shift_equal_relevance() -> None:
-    base = _candidate("m", 0.6)
+    base = candidate("m", 0.6)
     variants = {
         "useful": replace(base, memory_id="useful", useful=3),
         "wrong": replace(base, memory_id="wrong", wrong=2),
@@ -150,7 +138,7 @@ def test_feedback_confidence_and_recency_shift_equal_relevance() -> None:
 
 
 def test_a_denied_memory_falls_behind_an_equally_relevant_one() -> None:
-    plain = _candidate("plain", 0.6)
+    plain = candidate("plain", 0.6)
     denied = replace(plain, memory_id="denied", denied=True)
     ranked = rank([denied, plain], feedback_weight=0.1, session_boost=False, top_k=5, min_score=0)
     assert [item.memory_id for item in ranked] == ["plain", "denied"]

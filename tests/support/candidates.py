@@ -1,0 +1,21 @@
+"""First-stage candidates for the pure ranking and graph-walk tests."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from app.services.ranking import Candidate
+
+
+def candidate(memory_id: str, cosine: float | None, **fields: object) -> Candidate:
+    """A year-old, fully trusted vector hit covering the whole query, with `fields` changed."""
+    base = Candidate(
+        memory_id=memory_id,
+        cosine=cosine,
+        text_score=None,
+        text_coverage=1.0,
+        confidence=1.0,
+        age_days=365.0,
+        same_session=False,
+    )
+    return replace(base, **fields)  # type: ignore[arg-type]
