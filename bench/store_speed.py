@@ -40,7 +40,7 @@ import uuid
 from collections import defaultdict
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import common
 import httpx
@@ -48,15 +48,16 @@ from data.corpus import memory_texts
 
 from app.api.encoding import to_json
 from app.embedder import SentenceTransformerEmbedder
-from app.graph import Graph, Tx, packed_vector
-from app.models.memories import NewMemory, StoreBatch
+from app.graph import Graph, Row, Tx, packed_vector
+from app.models.memories import NewMemory, StoreBatch, StoreMemory
 from app.ratelimit import RateLimiter
 from app.registry import Registry
 from app.services import memories, versions
-from app.services.memories import memory_props
+from app.services.memories import STORED, memory_props
 from app.services.query_text import seq_text
 from app.services.scope import MAIN, Scope
 
+T = TypeVar("T")
 BENCH_MODEL = "bench"  # the embedding_model the raw writes record
 
 BATCH = 100
@@ -226,13 +227,7 @@ async def neo4j_write(
     """
     graph = Graph.connect(uri, "", "", "neo4j")
     instant = InstantEmbedder(embedder.dimensions)
-    registry = Registry(
-        settings=common.settings(uri),
-        graph=graph,
-        embedder=instant,
-        limiter=RateLimiter(enabled=False),
-        instance_id="bench-store",
-    )
+    registry = instant_registry(uri, graph, instant)
     timings: dict[str, list[float]] = defaultdict(list)
     try:
         # Vectors need not belong to their texts for timing: encode one batch, reuse it.
@@ -292,47 +287,50 @@ async def neo4j_write(
     return timings
 
 
-async def timed_store_transaction(
-    graph: Graph, user_id: str, props: dict[str, Any], variant: str
-) -> dict[str, float]:
-    """Seconds of each statement of one store's transaction and of its commit.
+class TimedTx(Tx):
+    """A write transaction that adds each statement's seconds to `seconds` under its name."""
 
-    `variant`: "full" as the service runs it, "no_embedding" (the same create without the
-    embedding: nothing for the vector index) or "open_only" (the change opened, nothing created).
-    """
-    parts: dict[str, float] = {}
+    def __init__(self, inner: Tx, seconds: dict[str, float]) -> None:
+        self._inner = inner
+        self._seconds = seconds
 
-    async def work(tx: Tx) -> None:
+    async def run(self, query_name: str, /, **params: Any) -> list[Row]:
         began = time.perf_counter()
-        seq = await versions.open_change(tx, user_id, "main", versions.Why("store"))
-        parts["open_change"] = time.perf_counter() - began
-        if variant == "open_only":
-            parts["ran"] = time.perf_counter()
-            return
-        began = time.perf_counter()
-        await tx.run(
-            "memories/active_duplicates",
-            **Scope(user_id=user_id, branch=MAIN).params(),
-            fingerprints=[props["fingerprint"]],
-        )
-        parts["duplicates"] = time.perf_counter() - began
-        began = time.perf_counter()
-        if variant == "full":
-            await versions.create(tx, seq, [props])
-        else:
-            row = {key: value for key, value in props.items() if key != "embedding"}
-            await tx.run(
-                "versions/create",
-                seq=seq,
-                seq_text=seq_text(seq),
-                memories=[{"props": row, "embedding": None}],
-            )
-        parts["create"] = time.perf_counter() - began
-        parts["ran"] = time.perf_counter()
+        rows = await self._inner.run(query_name, **params)
+        self._seconds[query_name] += time.perf_counter() - began
+        return rows
 
-    await graph.transaction(work)
-    parts["commit"] = time.perf_counter() - parts.pop("ran")
-    return parts
+
+class TimedGraph(Graph):
+    """The service's Graph, timing its write transactions: `last` holds the seconds of the last
+    one's statements by name and of its "commit" (from its last statement to its return)."""
+
+    last: dict[str, float]
+
+    async def transaction(self, work: Callable[[Tx], Awaitable[T]]) -> T:
+        seconds: dict[str, float] = defaultdict(float)
+        ended: list[float] = []
+
+        async def timed(tx: Tx) -> T:
+            done = await work(TimedTx(tx, seconds))
+            ended.append(time.perf_counter())
+            return done
+
+        done = await super().transaction(timed)
+        seconds["commit"] = time.perf_counter() - ended[-1]
+        self.last = dict(seconds)
+        return done
+
+
+def instant_registry(uri: str, graph: Graph, instant: InstantEmbedder) -> Registry:
+    """The service's use cases over `graph`, with embeddings computed beforehand."""
+    return Registry(
+        settings=common.settings(uri),
+        graph=graph,
+        embedder=instant,
+        limiter=RateLimiter(enabled=False),
+        instance_id="bench-store",
+    )
 
 
 def random_unit_vector(dimensions: int, rng: random.Random) -> list[float]:
@@ -342,20 +340,22 @@ def random_unit_vector(dimensions: int, rng: random.Random) -> list[float]:
 
 
 async def warm_database(uri: str, texts: list[str], dimensions: int, run_id: str) -> None:
-    """Runs DATABASE_WARMUP single-store transactions from this process, as a server that has
-    been up for a while has run them: a fresh Neo4j's JIT compiler keeps compiling the commit
-    path (Lucene's per-commit index work) for its first few thousand commits, on the cores that
-    the service and its encodes need (see bench/README.md). Random vectors: nothing to encode.
+    """Runs DATABASE_WARMUP single stores (the service's use case, without HTTP) from this
+    process, as a server that has been up for a while has run them: a fresh Neo4j's JIT
+    compiler keeps compiling the commit path (Lucene's per-commit index work) for its first few
+    thousand commits, on the cores that the service and its encodes need (see bench/README.md).
+    Random vectors: nothing to encode.
     """
     graph = Graph.connect(uri, "", "", "neo4j")
+    instant = InstantEmbedder(dimensions)
+    registry = instant_registry(uri, graph, instant)
     rng = random.Random(7)
-    scope = Scope(user_id=f"bench-warm-{run_id}", branch=MAIN)
+    caller = BenchCaller(f"bench-warm-{run_id}")
     try:
         for n in range(DATABASE_WARMUP):
-            item = NewMemory(content=f"{texts[n % len(texts)]} (#{n})")
-            vector = random_unit_vector(dimensions, rng)
-            props = memory_props(scope, item, vector, BENCH_MODEL)
-            await timed_store_transaction(graph, scope.user_id, props, "full")
+            instant.vectors = [random_unit_vector(dimensions, rng)]
+            item = StoreMemory(content=f"{texts[n % len(texts)]} (#{n})")
+            await memories.store(registry, caller, item)
     finally:
         await graph.close()
 
@@ -366,29 +366,40 @@ async def single_write(
     """Seconds of the database work of one store, part by part, from this process.
 
     `auth`: the users/state read that authenticates the master key acting for a user (an API
-    key's lookup is one read too). Then the write transaction as the service runs it, part by
-    part (timed_store_transaction); the commit is where Neo4j updates its indexes. For
-    comparison, the commit without the embedding (no vector index update) and the commit of a
-    transaction that only opens the change (the transaction log write and its fsync alone).
+    key's lookup is one read too). Then the service's store use case with the text encoded
+    beforehand, each statement of its write transaction by name (`tx:<name>`) and its commit,
+    where Neo4j updates its indexes. For comparison, the commit of the same store without the
+    embedding (no vector index update) and of a transaction that only opens the change (the
+    transaction log write and its fsync alone).
     """
-    graph = Graph.connect(uri, "", "", "neo4j")
+    graph = TimedGraph.connect(uri, "", "", "neo4j")
+    instant = InstantEmbedder(embedder.dimensions)
+    registry = instant_registry(uri, graph, instant)
     timings: dict[str, list[float]] = defaultdict(list)
     user_id = f"bench-single-profile-{run_id}"
-    scope = Scope(user_id=user_id, branch=MAIN)
+    caller = BenchCaller(user_id)
     try:
         for n in range(SINGLE_PROFILE_N):
             [text] = texts.take(1)
             began = time.perf_counter()
             await graph.read("users/state", user_id=user_id)
             timings["auth"].append(time.perf_counter() - began)
-            [vector] = embedder.encode_now([text])
-            props = memory_props(scope, NewMemory(content=text), vector, BENCH_MODEL)
+            instant.vectors = embedder.encode_now([text])
             variant = ("full", "no_embedding", "open_only")[n % 3]
-            parts = await timed_store_transaction(graph, user_id, props, variant)
             if variant == "full":
-                for part in ("open_change", "duplicates", "create"):
-                    timings[part].append(parts[part])
-            timings[f"commit_{variant}"].append(parts["commit"])
+                await memories.store(registry, caller, StoreMemory(content=text))
+                for name, seconds in graph.last.items():
+                    if name != "commit":
+                        timings[f"tx:{name}"].append(seconds)
+            elif variant == "no_embedding":
+                scope = Scope(user_id=user_id, branch=MAIN)
+                item = NewMemory(content=text)
+                await memories.store_derived(
+                    registry, scope, item, [], item.trust_tier, STORED, embed=False
+                )
+            else:
+                await graph.transaction(lambda tx: versions.open_change(tx, user_id, MAIN, STORED))
+            timings[f"commit_{variant}"].append(graph.last["commit"])
     finally:
         await graph.close()
     return timings
@@ -642,8 +653,8 @@ def report_single(
         f"interleaved): {common.median(cold) * 1000:.1f} ms"
     )
     ms = {part: common.median(seconds) * 1000 for part, seconds in parts.items()}
-    statements = ("open_change", "duplicates", "create", "commit_full")
-    transaction_ms = sum(ms[part] for part in statements)
+    statements = [part for part in parts if part.startswith("tx:")]
+    transaction_ms = sum(ms[part] for part in statements) + ms["commit_full"]
     rest_ms = store_ms - ms["auth"] - encode_ms - transaction_ms
     print(
         common.table(
@@ -653,10 +664,12 @@ def report_single(
             [
                 ["auth: users/state read", ms["auth"], ms["auth"] / store_ms],
                 ["encode one text (encode_now)", encode_ms, encode_ms / store_ms],
-                ["write transaction", transaction_ms, transaction_ms / store_ms],
-                ["  begin + open_change (versions/next_seq)", ms["open_change"], ""],
-                ["  memories/active_duplicates", ms["duplicates"], ""],
-                ["  versions/create", ms["create"], ""],
+                [
+                    "write transaction (every statement, in order, and the commit)",
+                    transaction_ms,
+                    transaction_ms / store_ms,
+                ],
+                *[[f"  {part[3:]}", ms[part], ""] for part in statements],
                 ["  commit", ms["commit_full"], ""],
                 [
                     "    commit without the embedding (no vector index)",
@@ -664,7 +677,11 @@ def report_single(
                     "",
                 ],
                 ["    commit of open_change alone (log write + fsync)", ms["commit_open_only"], ""],
-                ["rest: HTTP, validation, JSON, event loop", rest_ms, rest_ms / store_ms],
+                [
+                    "rest: HTTP, validation, JSON, entity extraction, event loop",
+                    rest_ms,
+                    rest_ms / store_ms,
+                ],
                 ["whole store (1 client)", store_ms, 1.0],
             ],
         )
