@@ -9,4 +9,4 @@ COPY migrations ./migrations
 RUN pip install --no-cache-dir -e .
 ENV PYTHONUNBUFFERED=1
 EXPOSE 8000
-CMD ["hypercorn", "app:create_app()", "--bind", "0.0.0.0:8000"]
+CMD ["memory-service", "serve", "--host", "0.0.0.0", "--port", "8000"]

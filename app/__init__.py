@@ -108,7 +108,7 @@ def create_app(settings: Settings | None = None, embedder: Embedder | None = Non
         app.register_blueprint(module.blueprint)
     http_errors.register(app)
     mcp = McpEndpoint(app, registry)
-    # Quart's documented hook for ASGI middleware (typed with hypercorn's scope types).
+    # Quart's documented hook for ASGI middleware (Quart types it with hypercorn's scope types).
     app.asgi_app = AccessLayer(mcp)  # type: ignore[assignment]
     name_routes(app)
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import logging
 import os
 import signal
 import sys
@@ -20,6 +19,7 @@ from app.registry import Registry
 from app.services import reembed
 
 DEFAULT_URL = "http://127.0.0.1:8000"
+GRACEFUL_TIMEOUT_S = 10  # for the requests in flight when asked to stop
 
 
 async def _reembed() -> int:
@@ -37,23 +37,16 @@ async def _reembed() -> int:
 
 
 async def _serve(host: str, port: int) -> None:
-    """hypercorn on the app until SIGINT or SIGTERM, then a graceful stop."""
-    from hypercorn.asyncio import serve
-    from hypercorn.config import Config
-
+    """The service until SIGINT or SIGTERM, then a graceful stop."""
     from app import create_app
+    from app.server import serve
 
-    config = Config()
-    config.bind = [f"{host}:{port}"]
-    # hypercorn's own messages go through our JSON lines; requests are logged by the app.
-    config.errorlog = logging.getLogger("hypercorn.error")
-    config.accesslog = None
-    config.graceful_timeout = 10
+    app = create_app()
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for signal_number in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(signal_number, stop.set)
-    await serve(create_app(), config, shutdown_trigger=stop.wait)
+    await serve(app, host, port, stop.wait, graceful_timeout_s=GRACEFUL_TIMEOUT_S)
 
 
 def _create_key(url: str, user_id: str, name: str) -> int:

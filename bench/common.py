@@ -197,7 +197,7 @@ class Service:
     base_url: str
 
     def processes(self) -> list[int]:
-        """The hypercorn parent and its descendants (the worker that serves requests)."""
+        """The service's process and any descendants."""
         found = [self.process.pid]
         for pid in found:
             with contextlib.suppress(OSError):
@@ -228,8 +228,8 @@ class Service:
 def service_process(
     uri: str, port: int | None = None, env: dict[str, str] | None = None
 ) -> Iterator[Service]:
-    """`hypercorn "app:create_app()"` as its own process: the app scripts/serve.sh serves
-    (there through `memory-service serve`, hypercorn in process), with hypercorn's defaults."""
+    """`memory-service serve` (as scripts/serve.sh runs it) as its own process, with this
+    interpreter: the venv's console script names the interpreter the venv was built with."""
     port = port or free_port()
     env = {
         **os.environ,
@@ -247,17 +247,7 @@ def service_process(
     log_path.parent.mkdir(parents=True, exist_ok=True)
     with open(log_path, "wb") as output:
         process = subprocess.Popen(
-            [
-                # `python -m hypercorn` with this interpreter rather than .venv/bin/hypercorn:
-                # that script's #! line names the interpreter the venv was built with, which
-                # need not be this venv's (it pointed at another venv when this was written).
-                sys.executable,
-                "-m",
-                "hypercorn",
-                "app:create_app()",
-                "--bind",
-                f"127.0.0.1:{port}",
-            ],
+            [sys.executable, "-m", "app.cli", "serve", "--port", str(port)],
             cwd=CODE_ROOT,
             env=env,
             stdout=output,

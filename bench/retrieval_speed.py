@@ -4,7 +4,7 @@ Builds 100,000 memories: one measured user with 10,000 real texts stored through
 service (create_app in this process, POST /v1/memories/batch, 100 a call), and 99 other users
 with 90,000 texts whose embeddings are random unit vectors made inside Cypher (UNWIND batches),
 with the properties the service writes. Then runs the service as its own process
-(hypercorn "app:create_app()") and measures, over distinct realistic queries (no query is
+(`memory-service serve`) and measures, over distinct realistic queries (no query is
 asked twice, so the service's query-embedding cache never helps):
 
 - retrieve latency p50/p95 at concurrency 1 and 8, and throughput;

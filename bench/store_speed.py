@@ -1,6 +1,6 @@
 """Store throughput: POST /v1/memories and POST /v1/memories/batch against raw encode speed.
 
-Runs the service as its own process (hypercorn "app:create_app()", as scripts/serve.sh does)
+Runs the service as its own process (`memory-service serve`, as scripts/serve.sh does)
 against a throwaway Neo4j and measures:
 
 - single store: p50/p95 of POST /v1/memories one at a time (1 client) against encode_now of

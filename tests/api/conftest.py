@@ -9,14 +9,13 @@ from collections.abc import AsyncIterator, Iterator
 
 import pytest
 import pytest_asyncio
-from hypercorn.asyncio import serve
-from hypercorn.config import Config
 from quart import Quart
 from quart.testing.app import TestApp
 
 from app import create_app
 from app.config import Settings
 from app.embedder import SentenceTransformerEmbedder
+from app.server import serve
 from tests.conftest import STARTUP_TIMEOUT_S, make_settings
 from tests.support.fake_llm import FakeLlm
 from tests.support.service_process import free_port, wait_until_ready
@@ -49,15 +48,12 @@ def _with_llm(fake_llm: FakeLlm, instance_id: str) -> Settings:
 
 @pytest_asyncio.fixture(loop_scope="session", scope="module")
 async def served(fake_llm: FakeLlm, embedder: SentenceTransformerEmbedder) -> AsyncIterator[str]:
-    """The base URL of the service (LLM: the fake server) served by hypercorn on loopback, in
-    this event loop, until the module's tests are done."""
-    config = Config()
+    """The base URL of the service (LLM: the fake server) served on loopback by the service's
+    own server, in this event loop, until the module's tests are done."""
     port = free_port()
-    config.bind = [f"127.0.0.1:{port}"]
-    config.graceful_timeout = 5
     stop = asyncio.Event()
     app = create_app(_with_llm(fake_llm, "served"), embedder=embedder)
-    server = asyncio.create_task(serve(app, config, shutdown_trigger=stop.wait))
+    server = asyncio.create_task(serve(app, "127.0.0.1", port, stop.wait, graceful_timeout_s=5))
     address = f"http://127.0.0.1:{port}"
     try:
         await wait_until_ready(address, STARTUP_TIMEOUT_S, lambda: _stopped(server))

@@ -8,13 +8,13 @@ from pathlib import Path
 
 import httpx
 
-from tests.support.service_process import COMMAND, REPO, serve_command, service_environment
+from tests.support.service_process import COMMAND, REPO, service_environment, start_service
 
 STARTUP_TIMEOUT_S = 120
 
 
 async def test_serve_then_create_a_key_and_use_it(tmp_path: Path) -> None:
-    service = serve_command("cli-serve", tmp_path, SCHEDULER_ENABLED="false")
+    service = start_service("cli-serve", tmp_path, SCHEDULER_ENABLED="false")
     environment = service_environment("cli-serve", MEMORY_SERVICE_URL=service.base_url)
     try:
         await service.wait_ready(STARTUP_TIMEOUT_S)

@@ -8,7 +8,7 @@ links) and once; a store that got an error is either absent or complete, never p
 
 Everything runs on loopback: this module starts its own Neo4j (neo4j/server.sh on free ports,
 in a temporary directory; the shared test database at NEO4J_URI is never touched), the service
-as separate processes (hypercorn) and, for the rate-limit test, its own Redis.
+as separate processes (`memory-service serve`) and, for the rate-limit test, its own Redis.
 """
 
 from __future__ import annotations

@@ -82,7 +82,7 @@ async def test_logs_never_contain_the_raw_key(
     client: TestClientProtocol, caplog: pytest.LogCaptureFixture
 ) -> None:
     caplog.set_level(logging.DEBUG)
-    for name in ("neo4j", "quart", "hypercorn", "app"):
+    for name in ("neo4j", "quart", "uvicorn", "app"):
         caplog.set_level(logging.DEBUG, logger=name)
 
     _, bodies = await _issue_use_rotate(client)

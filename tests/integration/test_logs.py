@@ -12,7 +12,7 @@ from pathlib import Path
 import httpx
 
 from tests.conftest import MASTER
-from tests.support.service_process import serve_command
+from tests.support.service_process import start_service
 
 STARTUP_TIMEOUT_S = 120
 SECRETS = ("Wombat-5521", "护照号码", "E1234567")
@@ -21,7 +21,7 @@ VECTOR = re.compile(r"-?0\.\d{5,}\s*,\s*-?0\.\d{5,}\s*,\s*-?0\.\d{5,}")
 
 
 async def test_the_log_is_json_lines_with_request_ids_and_no_content(tmp_path: Path) -> None:
-    service = serve_command("logs", tmp_path, SCHEDULER_ENABLED="false")
+    service = start_service("logs", tmp_path, SCHEDULER_ENABLED="false")
     try:
         await service.wait_ready(STARTUP_TIMEOUT_S)
         async with httpx.AsyncClient(base_url=service.base_url, timeout=60) as http:

@@ -1,5 +1,5 @@
-"""The service as a real separate OS process (hypercorn "app:create_app()"), for tests that need
-several instances against one Neo4j."""
+"""The service as a real separate OS process (`memory-service serve`), for tests that need several
+instances against one Neo4j, a real server, or a clean stop."""
 
 from __future__ import annotations
 
@@ -78,7 +78,7 @@ class ServiceProcess:
         self.process.wait(timeout=10)
 
     def terminate(self, timeout_s: float = 15.0) -> int:
-        """SIGTERM and wait (hypercorn shuts down gracefully); SIGKILL if it takes too long."""
+        """SIGTERM and wait (the service stops gracefully); SIGKILL if it takes too long."""
         if self.process.poll() is None:
             self.process.terminate()
             try:
@@ -138,30 +138,11 @@ def _spawn(
     return ServiceProcess(instance_id, port, process, log_path)
 
 
-def serve_command(instance_id: str, log_dir: Path, **env: str) -> ServiceProcess:
-    """Starts `memory-service serve` on a free port with the given extra environment."""
+def start_service(instance_id: str, log_dir: Path, **env: str) -> ServiceProcess:
+    """Starts `memory-service serve` on a free port with the given extra environment (the app
+    runs in that very process, so killing the process kills the instance)."""
     port = free_port()
     return _spawn(instance_id, port, [*COMMAND, "serve", "--port", str(port)], log_dir, env)
-
-
-def start_service(instance_id: str, log_dir: Path, **env: str) -> ServiceProcess:
-    """Starts hypercorn "app:create_app()" on a free port with the given extra environment."""
-    port = free_port()
-    argv = [
-        sys.executable,
-        "-m",
-        "hypercorn",
-        "app:create_app()",
-        "--bind",
-        f"127.0.0.1:{port}",
-        "--graceful-timeout",
-        "5",
-        # The app runs in this very process (no worker subprocess), so killing the process
-        # kills the instance.
-        "--workers",
-        "0",
-    ]
-    return _spawn(instance_id, port, argv, log_dir, env)
 
 
 async def wait_for(
