@@ -121,13 +121,14 @@ def service_environment(instance_id: str, **env: str) -> dict[str, str]:
     }
 
 
-def _spawn(
-    instance_id: str, port: int, argv: list[str], log_dir: Path, env: dict[str, str]
-) -> ServiceProcess:
+def start_service(instance_id: str, log_dir: Path, **env: str) -> ServiceProcess:
+    """Starts `memory-service serve` on a free port with the given extra environment (the app
+    runs in that very process, so killing the process kills the instance)."""
+    port = free_port()
     log_path = log_dir / f"{instance_id}.log"
     with log_path.open("wb") as log:
         process = subprocess.Popen(
-            argv,
+            [*COMMAND, "serve", "--port", str(port)],
             cwd=REPO,
             env=service_environment(instance_id, **env),
             stdout=log,
@@ -136,13 +137,6 @@ def _spawn(
             preexec_fn=_die_with_parent,
         )
     return ServiceProcess(instance_id, port, process, log_path)
-
-
-def start_service(instance_id: str, log_dir: Path, **env: str) -> ServiceProcess:
-    """Starts `memory-service serve` on a free port with the given extra environment (the app
-    runs in that very process, so killing the process kills the instance)."""
-    port = free_port()
-    return _spawn(instance_id, port, [*COMMAND, "serve", "--port", str(port)], log_dir, env)
 
 
 async def wait_for(
