@@ -46,6 +46,15 @@ wait_for_port() {
   return 1
 }
 
+# The server class does not read its own JVM settings (Neo4j's launcher script does), so the
+# heap sizes and every server.jvm.additional line of the instance's neo4j.conf become java's
+# options here.
+jvm_options() {
+  local conf=$1
+  sed -n -e 's/^server\.memory\.heap\.initial_size=/-Xms/p' -e 's/^server\.memory\.heap\.max_size=/-Xmx/p' \
+    -e 's/^server\.jvm\.additional=//p' "$conf"
+}
+
 start() {
   local dir=$1 bolt=$2 http=$3
   assemble
@@ -58,8 +67,9 @@ start() {
   if [ -f "$dir/run/neo4j.pid" ] && kill -0 "$(cat "$dir/run/neo4j.pid")" 2>/dev/null; then
     echo "Neo4j already running in $dir" >&2
   else
-    local java; java=$(find_java)
-    nohup "$java" --enable-native-access=ALL-UNNAMED -cp "$dir/lib/*" org.neo4j.server.Neo4jCommunity \
+    local java options; java=$(find_java)
+    mapfile -t options < <(jvm_options "$dir/conf/neo4j.conf")
+    nohup "$java" "${options[@]}" -cp "$dir/lib/*" org.neo4j.server.Neo4jCommunity \
       --home-dir="$dir" --config-dir="$dir/conf" > "$dir/logs/console.log" 2>&1 &
     echo $! > "$dir/run/neo4j.pid"
   fi
