@@ -45,6 +45,9 @@ class Settings(BaseSettings):
     task_lease_s: float = Field(default=30.0, gt=0)
     task_max_attempts: int = Field(default=2, ge=1)
     task_retention_h: float = Field(default=24.0, gt=0)
+    # How long a retrieve's graph walk may take; retrieval answers from the first stage without
+    # it when the walk takes longer.
+    graph_time_limit_s: float = Field(default=1.0, gt=0)
     # Governance expires working memories and tool results observed longer ago than these.
     working_memory_max_age_h: int = Field(default=24, ge=1)
     tool_result_max_age_h: int = Field(default=168, ge=1)

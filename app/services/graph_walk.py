@@ -153,27 +153,35 @@ def _walk_params(
     vector: list[float],
     judge: list[float],
 ) -> dict[str, Any]:
+    """The walk's one parameter: a map, so that one plan serves every walk (see the query)."""
     return {
-        **scope.params(),
-        "keys": keys,
-        "compacts": [compact_key(key) for key in keys],
-        "seed_memories": seeds,
-        "vector": packed_vector(vector),
-        "residual": packed_vector(judge),
-        "hub_limit": config.hub_limit,
-        "max_memories": config.max_hops + 1,
-        "max_paths": config.max_paths,
+        "walk": {
+            **scope.params(),
+            "keys": keys,
+            "compacts": [compact_key(key) for key in keys],
+            "seed_memories": seeds,
+            "vector": packed_vector(vector),
+            "residual": packed_vector(judge),
+            "hub_limit": config.hub_limit,
+            "max_memories": config.max_hops + 1,
+            "max_paths": config.max_paths,
+        }
     }
 
 
 async def warm(registry: Registry) -> None:
     """Runs a walk that finds nothing, so that the server plans the walk's query at startup:
     planning it takes longer than the walk's time limit, and the first retrieves would
-    otherwise answer without the graph."""
+    otherwise wait for it or answer without the graph."""
     nothing = [0.0] * registry.embedder.dimensions
     await registry.graph.read(
         "retrieval/expand", **_walk_params(GRAPH, Scope("", MAIN), [], [], nothing, nothing)
     )
+
+
+def configured(registry: Registry) -> graph_stage.GraphConfig:
+    """The service's own graph-stage settings: GRAPH, with the walk's configured time limit."""
+    return replace(GRAPH, time_limit_s=registry.settings.graph_time_limit_s)
 
 
 def start(registry: Registry, query: str, config: graph_stage.GraphConfig = GRAPH) -> Walk:
