@@ -173,11 +173,13 @@ async def test_a_top_candidates_entities_seed_the_walk_when_the_question_names_n
 async def test_a_freshly_started_service_follows_the_graph_from_its_first_retrieves(
     embedder: SentenceTransformerEmbedder, neo4j_driver: AsyncDriver, user: User
 ) -> None:
-    # Neo4j plans a query anew for each set of parameter types it gets, and planning the walk
-    # takes a few hundred milliseconds here (longer than the walk's time limit of a second on
-    # a freshly started database): the first retrieve of each kind after the database lost
-    # its plans (a restart) would wait for it, or answer without the graph, but for the plans
-    # the service makes at startup.
+    # Neo4j plans a query anew for each shape of its parameters (types, string lengths, list
+    # sizes), and planning the walk takes a few hundred milliseconds here (over a second on a
+    # freshly started database). Every kind of walk (from the question's entities, from a
+    # candidate's, from both; on main and on a copy-on-write branch) must be served by the one
+    # plan the service makes at startup, or the first retrieve of that kind after the database
+    # lost its plans (a restart) waits for planning or answers without the graph. Under a tight
+    # time limit a walk that had to be planned shows.
     await query(neo4j_driver, "CALL db.clearQueryCaches()")
     limit_s = 0.25
     fresh = create_app(
