@@ -30,7 +30,6 @@ class GraphConfig:
     memory_seed_weight: float = 0.5  # a candidate's entities seed less than the query's own
     hub_limit: int = 20  # entities more memories than this mention are not walked through
     max_paths: int = 200
-    time_limit_s: float = 1.0  # the walk is dropped (first stage only) when it takes longer
     residual: bool = True  # judge what the walk reaches by the query without the seed names
 
 

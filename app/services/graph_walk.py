@@ -69,7 +69,7 @@ class Walk:
         judge = await self.residual if self.residual is not None else vector
         rows = await registry.graph.read_within(
             "retrieval/expand",
-            self.config.time_limit_s,
+            registry.settings.graph_time_limit_s,
             **_walk_params(self.config, scope, self.keys, seeds, vector, judge),
         )
         return Reached(seeds=seeds, found=rows[0] if rows else None)
@@ -177,11 +177,6 @@ async def warm(registry: Registry) -> None:
     await registry.graph.read(
         "retrieval/expand", **_walk_params(GRAPH, Scope("", MAIN), [], [], nothing, nothing)
     )
-
-
-def configured(registry: Registry) -> graph_stage.GraphConfig:
-    """The service's own graph-stage settings: GRAPH, with the walk's configured time limit."""
-    return replace(GRAPH, time_limit_s=registry.settings.graph_time_limit_s)
 
 
 def start(registry: Registry, query: str, config: graph_stage.GraphConfig = GRAPH) -> Walk:

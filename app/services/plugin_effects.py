@@ -23,7 +23,7 @@ import semver
 from app.graph import Row
 from app.models.plugins import Domain, PluginConfig
 from app.registry import Registry
-from app.services import graph_stage, plugin_packages, ranking
+from app.services import graph_stage, graph_walk, plugin_packages, ranking
 
 CACHE_S = 5.0
 _cache: dict[tuple[int, str], tuple[float, list[Row], set[str]]] = {}
@@ -104,13 +104,13 @@ def _overridden(default: Any, settings: Any) -> Any:
 
 
 def retrieval_settings(
-    found: Effect | None, graph: graph_stage.GraphConfig
+    found: Effect | None,
 ) -> tuple[ranking.Weights, graph_stage.GraphConfig]:
     """The ranking weights and graph-stage settings a retrieval plugin declares, over the
-    service's own (`graph`)."""
+    service's own."""
     if found is None:
-        return ranking.DEFAULT_WEIGHTS, graph
+        return ranking.DEFAULT_WEIGHTS, graph_walk.GRAPH
     return (
         _overridden(ranking.DEFAULT_WEIGHTS, found.config.ranking),
-        _overridden(graph, found.config.graph),
+        _overridden(graph_walk.GRAPH, found.config.graph),
     )

@@ -59,9 +59,7 @@ async def hybrid(
     scope = await scope_for(registry, caller, request.branch)
     top_k = request.top_k or DEFAULT_TOP_K[mode]
     plugin = await plugin_effects.effect(registry, "retrieval", scope.user_id)
-    weights, graph_config = plugin_effects.retrieval_settings(
-        plugin, graph_walk.configured(registry)
-    )
+    weights, graph_config = plugin_effects.retrieval_settings(plugin)
     # The walk's residual query is queued first, so that one model call encodes both.
     walk = (
         graph_walk.start(registry, request.query, graph_config)

@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 from typing import Any
 
-from app.services.graph_walk import GRAPH
 from app.services.plugin_effects import bucket, pick, retrieval_settings, selects
 
 CONFIG = json.dumps({"ranking": {"session_boost": 2.0}, "graph": {"enabled": False}})
@@ -55,10 +53,8 @@ def test_the_first_binding_with_an_active_matching_version_decides() -> None:
 
 def test_a_plugin_config_overrides_only_what_it_declares() -> None:
     found = pick([_row("b1", "1.0.0", ["1.0.0"])], "alice", {"acme"})
-    service_graph = replace(GRAPH, time_limit_s=0.3)
-    weights, graph = retrieval_settings(found, service_graph)
+    weights, graph = retrieval_settings(found)
     assert weights.session_boost == 2.0 and weights.vector_weight == 0.7
     assert graph.enabled is False and graph.hop_decay == 0.95
-    assert graph.time_limit_s == 0.3  # the service's own, which no manifest sets
-    default_weights, default_graph = retrieval_settings(None, GRAPH)
+    default_weights, default_graph = retrieval_settings(None)
     assert default_weights.session_boost == 1.15 and default_graph.enabled
