@@ -41,7 +41,7 @@ import numpy as np
 from data.corpus import memory_texts, queries
 
 from app.embedder import SentenceTransformerEmbedder
-from app.graph import Graph, packed_vector
+from app.graph import Graph
 from app.services import retrieval
 from app.services.identity import fingerprint, time_ordered_id
 from app.services.scope import MAIN, MemoryFilter, Scope
@@ -259,6 +259,12 @@ async def retrieve_run(
         return time.perf_counter() - started, latencies, explains
 
 
+def first_stage(user_id: str, vector: Sequence[float], text: str) -> dict[str, Any]:
+    """The service's retrieval/candidates parameters for `text` on the user's main branch."""
+    scope = Scope(user_id=user_id, branch=MAIN)
+    return retrieval.first_stage_params(scope, MemoryFilter(), list(vector), text, TOP_K)
+
+
 async def candidates_ms(
     uri: str, embedder: SentenceTransformerEmbedder, user_id: str, texts: list[str]
 ) -> list[float]:
@@ -270,16 +276,7 @@ async def candidates_ms(
     try:
         for text, vector in zip(texts, vectors, strict=True):
             began = time.perf_counter()
-            await graph.read(
-                "retrieval/candidates",
-                **Scope(user_id=user_id, branch=MAIN).params(),
-                **MemoryFilter().params(),
-                shadows=0,
-                vector=packed_vector(vector),
-                vector_k=CANDIDATES,
-                lucene=retrieval.lucene_query(text, user_id, "main"),
-                text_k=CANDIDATES,
-            )
+            await graph.read("retrieval/candidates", **first_stage(user_id, vector, text))
             times.append(time.perf_counter() - began)
     finally:
         await graph.close()
@@ -304,7 +301,7 @@ async def alternatives(
     """
     query = (CODE_ROOT_CYPHER / "retrieval" / "candidates.cypher").read_text()
     slim_query = query.replace(
-        "m {.*, branch: $branch, embedding: null, created_at: toString(m.created_at),\n"
+        "m {.*, branch: $search.branch, embedding: null, created_at: toString(m.created_at),\n"
         "             updated_at: toString(m.updated_at), observed_at: toString(m.observed_at)}",
         SLIM,
     )
@@ -320,15 +317,7 @@ async def alternatives(
                     continue  # the service's query changed shape: no slim variant to try
                 began = time.perf_counter()
                 await driver.execute_query(
-                    statement,
-                    **Scope(user_id=user_id, branch=MAIN).params(),
-                    **MemoryFilter().params(),
-                    shadows=0,
-                    vector=packed_vector(vector),
-                    vector_k=CANDIDATES,
-                    lucene=lucene,
-                    text_k=CANDIDATES,
-                    routing_="r",
+                    statement, **first_stage(user_id, vector, text), routing_="r"
                 )
                 out[name].append(time.perf_counter() - began)
             began = time.perf_counter()

@@ -324,6 +324,12 @@ def _accept(taken: list[_Span], span: _Span) -> bool:
     return True
 
 
+def load_segmenter() -> None:
+    """Loads jieba's dictionary, which it otherwise loads inside the first Chinese text it
+    segments (about half a second, blocking)."""
+    jieba.initialize()
+
+
 def extract(text: str) -> list[Mention]:
     """The entities `text` mentions, in order of first mention, one per key."""
     # Full-width letters and digits as ASCII, so that the patterns see them.

@@ -15,7 +15,7 @@ from app.registry import Registry
 from app.services import confidence, graph_walk, plugin_effects, ranking
 from app.services.memory_view import current_confidence, metadata_props, to_memory
 from app.services.query_text import content_words, coverage, lucene_query
-from app.services.scope import Caller, MemoryFilter, scope_for
+from app.services.scope import MAIN, Caller, MemoryFilter, Scope, scope_for
 
 DEFAULT_TOP_K = {"retrieve": 5, "search": 10}
 CANDIDATE_FACTOR = 4
@@ -47,6 +47,39 @@ def _candidate(
     )
 
 
+def first_stage_params(
+    scope: Scope, keep: MemoryFilter, vector: list[float], query: str, top_k: int
+) -> dict[str, Any]:
+    """The parameters of retrieval/candidates for the top_k memories of `query`, as the one map
+    it takes."""
+    wanted = max(MIN_CANDIDATES, top_k * CANDIDATE_FACTOR)
+    # Types are filtered inside the vector search; the rest apply to what the searches find.
+    vector_k = wanted * FILTER_FACTOR if keep.narrows else wanted
+    text_k = wanted * FILTER_FACTOR if keep.narrows or keep.memory_types else wanted
+    search = {
+        **scope.params(),
+        **keep.params(),
+        "shadows": scope.shadows,
+        "vector": packed_vector(vector),
+        "vector_k": vector_k,
+        "lucene": lucene_query(query, scope.user_id, scope.branch, scope.view_seq),
+        "text_k": text_k,
+    }
+    return {"search": search}
+
+
+async def warm(registry: Registry) -> None:
+    """Runs a first stage and a walk that find nothing, so that the server plans both queries at
+    startup rather than at the first retrieves (planning each takes a few hundred
+    milliseconds, longer than the walk's time limit)."""
+    direction = [1.0] + [0.0] * (registry.embedder.dimensions - 1)  # a vector search needs one
+    await registry.graph.read(
+        "retrieval/candidates",
+        **first_stage_params(Scope("", MAIN), MemoryFilter(), direction, "", 1),
+    )
+    await graph_walk.warm(registry)
+
+
 async def hybrid(
     registry: Registry,
     caller: Caller,
@@ -69,19 +102,7 @@ async def hybrid(
     vector = await registry.embedder.encode_query(request.query)
     embedded = time.perf_counter()
     keep = MemoryFilter(request.memory_types, request.subject_id, request.only_session)
-    wanted = max(MIN_CANDIDATES, top_k * CANDIDATE_FACTOR)
-    # Types are filtered inside the vector search; the rest apply to what the searches find.
-    vector_k = wanted * FILTER_FACTOR if keep.narrows else wanted
-    text_k = wanted * FILTER_FACTOR if keep.narrows or request.memory_types else wanted
-    params = {
-        **scope.params(),
-        **keep.params(),
-        "shadows": scope.shadows,
-        "vector": packed_vector(vector),
-        "vector_k": vector_k,
-        "lucene": lucene_query(request.query, scope.user_id, scope.branch, scope.view_seq),
-        "text_k": text_k,
-    }
+    params = first_stage_params(scope, keep, vector, request.query, top_k)
 
     async def first_stage() -> tuple[dict[str, Any], dict[str, Any] | None]:
         if request.explain == "analyze":

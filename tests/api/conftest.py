@@ -1,6 +1,7 @@
 """Fixtures of the HTTP tests that need an LLM (a fake OpenAI-compatible server on loopback and
-an app configured to call it; the shared app of tests/conftest.py has none) or a real HTTP
-server (the MCP tests: the SDK's clients speak HTTP, not Quart's test client)."""
+an app configured to call it; the shared app of tests/conftest.py has none), a real HTTP
+server (the MCP tests: the SDK's clients speak HTTP, not Quart's test client) or an app started
+after Neo4j lost its query plans."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from collections.abc import AsyncIterator, Iterator
 
 import pytest
 import pytest_asyncio
+from neo4j import AsyncDriver
 from quart import Quart
 from quart.testing.app import TestApp
 
@@ -18,7 +20,13 @@ from app.embedder import SentenceTransformerEmbedder
 from app.server import serve
 from tests.conftest import STARTUP_TIMEOUT_S, make_settings
 from tests.support.fake_llm import FakeLlm
+from tests.support.neo4j_direct import neo4j_driver, query
 from tests.support.service_process import free_port, wait_until_ready
+
+__all__ = ["neo4j_driver"]  # the fixture, which freshly_started uses
+# The graph walk's time limit in a freshly started app: tight, so that a walk that had to be
+# planned shows.
+FRESH_GRAPH_LIMIT_S = 0.25
 
 
 @pytest.fixture(scope="module")
@@ -75,3 +83,18 @@ def llm(fake_llm: FakeLlm) -> Iterator[FakeLlm]:
     fake_llm.clear()
     yield fake_llm
     fake_llm.clear()
+
+
+@pytest_asyncio.fixture(loop_scope="session")
+async def freshly_started(
+    neo4j_driver: AsyncDriver, embedder: SentenceTransformerEmbedder
+) -> AsyncIterator[Quart]:
+    """An app started after Neo4j lost its query plans, as after a database restart (walk time
+    limit FRESH_GRAPH_LIMIT_S): the plans it makes at startup are all that Neo4j has. Neo4j
+    plans a query anew for each shape of its parameters (types, string lengths, list sizes),
+    and planning the first stage or the walk takes a few hundred milliseconds."""
+    await query(neo4j_driver, "CALL db.clearQueryCaches()")
+    settings = make_settings(instance_id="fresh-start", graph_time_limit_s=FRESH_GRAPH_LIMIT_S)
+    service = create_app(settings, embedder=embedder)
+    async with TestApp(service, startup_timeout=STARTUP_TIMEOUT_S):
+        yield service

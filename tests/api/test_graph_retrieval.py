@@ -8,22 +8,17 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from neo4j import AsyncDriver
 from quart import Quart
-from quart.testing.app import TestApp
 from quart.typing import TestClientProtocol
 
-from app import create_app
-from app.embedder import SentenceTransformerEmbedder
-from tests.conftest import STARTUP_TIMEOUT_S, User, create_user, make_settings
+from tests.api.conftest import FRESH_GRAPH_LIMIT_S
+from tests.conftest import User, create_user
 from tests.support.branches import create_branch
 from tests.support.entities import CHAIN, QUESTION
 from tests.support.fake_llm import FakeLlm
 from tests.support.http import request_ok
 from tests.support.memories import ids, store_batch
-from tests.support.neo4j_direct import neo4j_driver, query
 
-__all__ = ["neo4j_driver"]
 Headers = dict[str, str]
 
 UNRELATED = [
@@ -171,33 +166,25 @@ async def test_a_top_candidates_entities_seed_the_walk_when_the_question_names_n
 
 
 async def test_a_freshly_started_service_follows_the_graph_from_its_first_retrieves(
-    embedder: SentenceTransformerEmbedder, neo4j_driver: AsyncDriver, user: User
+    freshly_started: Quart, user: User
 ) -> None:
-    # Neo4j plans a query anew for each shape of its parameters (types, string lengths, list
-    # sizes), and planning the walk takes a few hundred milliseconds here (over a second on a
-    # freshly started database). Every kind of walk (from the question's entities, from a
-    # candidate's, from both; on main and on a copy-on-write branch) must be served by the one
-    # plan the service makes at startup, or the first retrieve of that kind after the database
-    # lost its plans (a restart) waits for planning or answers without the graph. Under a tight
-    # time limit a walk that had to be planned shows.
-    await query(neo4j_driver, "CALL db.clearQueryCaches()")
-    limit_s = 0.25
-    fresh = create_app(
-        make_settings(instance_id="fresh-start", graph_time_limit_s=limit_s), embedder=embedder
-    )
-    async with TestApp(fresh, startup_timeout=STARTUP_TIMEOUT_S):
-        client = fresh.test_client()
-        await _stored_ids(client, user.headers, CHAIN)
-        await _stored_ids(client, user.headers, UNRELATED)
-        await create_branch(client, user.headers, "trial")  # reads main copy-on-write
-        for branch in ("main", "trial"):
-            for question in (QUESTION, UNNAMED_QUESTION, UNKNOWN_QUESTION):
-                body = await _explained(client, user.headers, "retrieve", question, branch=branch)
-                graph = body["explain"]["graph"]
-                assert not graph["timed_out"] and graph["reached"] > 0, (branch, question)
-                if question != QUESTION:  # walked after the first stage: its own timing
-                    walk_ms = body["explain"]["timings_ms"]["graph_ms"]
-                    assert walk_ms < limit_s * 1000, (branch, question, walk_ms)
+    # Every kind of walk (from the question's entities, from a candidate's, from both; on main
+    # and on a copy-on-write branch) must be served by the one plan the service makes at
+    # startup, or the first retrieve of that kind after the database lost its plans waits for
+    # planning or answers without the graph. Under a tight time limit a walk that had to be
+    # planned shows.
+    client = freshly_started.test_client()
+    await _stored_ids(client, user.headers, CHAIN)
+    await _stored_ids(client, user.headers, UNRELATED)
+    await create_branch(client, user.headers, "trial")  # reads main copy-on-write
+    for branch in ("main", "trial"):
+        for question in (QUESTION, UNNAMED_QUESTION, UNKNOWN_QUESTION):
+            body = await _explained(client, user.headers, "retrieve", question, branch=branch)
+            graph = body["explain"]["graph"]
+            assert not graph["timed_out"] and graph["reached"] > 0, (branch, question)
+            if question != QUESTION:  # walked after the first stage: its own timing
+                walk_ms = body["explain"]["timings_ms"]["graph_ms"]
+                assert walk_ms < FRESH_GRAPH_LIMIT_S * 1000, (branch, question, walk_ms)
 
 
 async def test_a_link_the_text_negates_does_not_carry_the_chain(

@@ -1,4 +1,5 @@
-"""Hybrid retrieve and search over HTTP: relevance, top_k, types, sessions, explain, floors."""
+"""Hybrid retrieve and search over HTTP: relevance, top_k, types, sessions, explain, floors, and
+the first retrieves of a freshly started service."""
 
 from __future__ import annotations
 
@@ -6,9 +7,11 @@ from typing import Any
 
 import pytest
 import pytest_asyncio
+from quart import Quart
 from quart.typing import TestClientProtocol
 
 from tests.conftest import User, create_user
+from tests.support.branches import create_branch
 from tests.support.http import error_detail
 from tests.support.memories import contents, ids, ranked, store, store_batch
 
@@ -296,3 +299,46 @@ async def test_user_with_no_memories_gets_an_empty_list(
 ) -> None:
     for mode in ("retrieve", "search"):
         assert await ranked(client, user.headers, mode, "anything at all", min_score=0) == []
+
+
+# Every kind of first stage: short and long questions, English and Chinese, type, subject and
+# strict session filters, a larger top_k, a copy-on-write branch.
+FIRST_STAGE_KINDS: list[dict[str, Any]] = [
+    {"query": "tennis"},
+    {"query": "which sport do they do on weekends, and who do they usually play it with?"},
+    {"query": "他们周末做什么运动"},
+    {"query": "what book do they like most", "memory_types": ["semantic"]},
+    {"query": "what book do they like most", "memory_types": ["semantic", "profile"]},
+    {"query": "what city is their home in", "subject_id": "partner"},
+    {"query": "what city is their home in", "session_id": "onboarding", "session_scope": "only"},
+    {"query": "what kind of car do they own", "top_k": 50},
+    {"query": "what kind of car do they own", "branch": "trial"},
+]
+# Planning the first stage takes a few hundred milliseconds; running it, a few.
+PLANNING_SHOWS_MS = 100
+
+
+async def test_a_freshly_started_service_answers_its_first_retrieves_without_planning(
+    freshly_started: Quart,
+) -> None:
+    # Every kind of first stage, for users whose ids differ in length, must be served by the
+    # plan the service makes at startup, or the first retrieve of each kind after the database
+    # lost its plans waits for planning.
+    client = freshly_started.test_client()
+    first_stages: dict[tuple[str, str, int], float] = {}
+    for prefix in ("u", "a-user-whose-id-is-much-longer"):
+        owner = await create_user(client, prefix)
+        await store_batch(
+            client, owner.headers, [{"content": fact, "session_id": "onboarding"} for fact in FACTS]
+        )
+        await create_branch(client, owner.headers, "trial")
+        for kind, fields in enumerate(FIRST_STAGE_KINDS):
+            for mode in ("retrieve", "search"):
+                response = await client.post(
+                    f"/v1/memories/{mode}", json={**fields, "explain": True}, headers=owner.headers
+                )
+                assert response.status_code == 200, await response.get_data(as_text=True)
+                timings = (await response.get_json())["explain"]["timings_ms"]
+                first_stages[(prefix, mode, kind)] = timings["candidates_ms"]
+    slowest = max(first_stages, key=first_stages.__getitem__)
+    assert first_stages[slowest] < PLANNING_SHOWS_MS, (slowest, first_stages[slowest])
