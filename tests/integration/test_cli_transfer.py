@@ -5,13 +5,11 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import uuid
 from pathlib import Path
 
 import httpx
 
-from tests.conftest import MASTER
-from tests.support.service_process import COMMAND, REPO, start_service
+from tests.support.service_process import COMMAND, REPO, new_user, start_service
 
 STARTUP_TIMEOUT_S = 120
 
@@ -29,23 +27,16 @@ def _run(*arguments: str, api_key: str, url: str) -> subprocess.CompletedProcess
     )
 
 
-async def _key(http: httpx.AsyncClient, prefix: str) -> str:
-    user_id = f"{prefix}-{uuid.uuid4().hex[:12]}"
-    response = await http.post(
-        "/auth/keys", json={"user_id": user_id, "name": "cli"}, headers=MASTER
-    )
-    assert response.status_code == 201, response.text
-    raw_key: str = response.json()["raw_key"]
-    return raw_key
-
-
 async def test_export_to_a_file_and_import_it_into_another_user(tmp_path: Path) -> None:
     service = start_service("cli-transfer", tmp_path, SCHEDULER_ENABLED="false")
     try:
         await service.wait_ready(STARTUP_TIMEOUT_S)
         url = service.base_url
         async with httpx.AsyncClient(base_url=url, timeout=60) as http:
-            source, target = await _key(http, "cli-source"), await _key(http, "cli-target")
+            (_, source), (_, target) = (
+                await new_user(http, "cli-source"),
+                await new_user(http, "cli-target"),
+            )
             for content in ("Carol rides to work by bike", "Carol's team ships on Mondays"):
                 stored = await http.post(
                     "/v1/memories",

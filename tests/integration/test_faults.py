@@ -27,10 +27,10 @@ import pytest
 import pytest_asyncio
 from neo4j import AsyncGraphDatabase
 
-from tests.conftest import MASTER_KEY
+from tests.conftest import MASTER
 from tests.support.neo4j_server import Neo4jServer
 from tests.support.redis_server import RedisServer, redis_server, redis_server_binary
-from tests.support.service_process import ServiceProcess, start_service
+from tests.support.service_process import ServiceProcess, new_user, start_service
 
 CLIENTS = 4
 # Every 503 must come within OUTAGE_ANSWER_BOUND_S: with Neo4j gone a database call fails once
@@ -46,7 +46,6 @@ RECOVERY_BOUND_S = 45.0  # from the database answering again to readiness and st
 SERVICE_START_S = 120.0
 TEMPLATE = "Alice Zhang moved the Orion rollout to Tuesday, note {client}-{n} of run {run}"
 MENTIONED = ["alice zhang", "orion", "tuesday"]  # the entities every stored note links to
-MASTER = {"Authorization": f"Bearer {MASTER_KEY}"}
 SERVICE_ENV = {"SCHEDULER_ENABLED": "false", "TASK_WORKER_ENABLED": "false"}
 
 
@@ -118,16 +117,6 @@ async def deployment(
 
 # ---------------------------------------------------------------------------------------------
 # Helpers
-
-
-async def new_user(http: httpx.AsyncClient, prefix: str) -> tuple[str, str]:
-    """A fresh user (created by issuing a key); (user_id, raw API key)."""
-    user_id = f"{prefix}-{uuid.uuid4().hex[:10]}"
-    response = await http.post(
-        "/auth/keys", json={"user_id": user_id, "name": "faults"}, headers=MASTER
-    )
-    assert response.status_code == 201, response.text
-    return user_id, response.json()["raw_key"]
 
 
 def acting_as(user_id: str) -> dict[str, str]:

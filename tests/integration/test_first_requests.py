@@ -6,13 +6,11 @@ from __future__ import annotations
 
 import asyncio
 import time
-import uuid
 from pathlib import Path
 
 import httpx
 
-from tests.conftest import MASTER
-from tests.support.service_process import start_service
+from tests.support.service_process import new_user, start_service
 
 STARTUP_TIMEOUT_S = 120
 # Loading jieba's dictionary blocks for about half a second; a liveness probe answers in a few
@@ -25,11 +23,8 @@ async def test_the_first_chinese_write_does_not_hold_up_other_requests(tmp_path:
     try:
         await service.wait_ready(STARTUP_TIMEOUT_S)
         async with httpx.AsyncClient(base_url=service.base_url, timeout=60) as http:
-            user_id = f"first-{uuid.uuid4().hex[:8]}"
-            issued = await http.post(
-                "/auth/keys", json={"user_id": user_id, "name": "t"}, headers=MASTER
-            )
-            headers = {"Authorization": f"Bearer {issued.json()['raw_key']}"}
+            _, raw_key = await new_user(http, "first")
+            headers = {"Authorization": f"Bearer {raw_key}"}
             english = await http.post(
                 "/v1/memories", json={"content": "Maria leads the billing team."}, headers=headers
             )

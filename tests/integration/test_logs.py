@@ -6,13 +6,11 @@ from __future__ import annotations
 
 import json
 import re
-import uuid
 from pathlib import Path
 
 import httpx
 
-from tests.conftest import MASTER
-from tests.support.service_process import start_service
+from tests.support.service_process import new_user, start_service
 
 STARTUP_TIMEOUT_S = 120
 SECRETS = ("Wombat-5521", "护照号码", "E1234567")
@@ -25,11 +23,7 @@ async def test_the_log_is_json_lines_with_request_ids_and_no_content(tmp_path: P
     try:
         await service.wait_ready(STARTUP_TIMEOUT_S)
         async with httpx.AsyncClient(base_url=service.base_url, timeout=60) as http:
-            user_id = f"log-reader-{uuid.uuid4().hex[:8]}"
-            issued = await http.post(
-                "/auth/keys", json={"user_id": user_id, "name": "t"}, headers=MASTER
-            )
-            raw_key = issued.json()["raw_key"]
+            user_id, raw_key = await new_user(http, "log-reader")
             user = {"Authorization": f"Bearer {raw_key}"}
             stored = await http.post(
                 "/v1/memories",

@@ -14,10 +14,9 @@ from neo4j import AsyncDriver
 
 from app.registry import Registry
 from app.tasks import TaskWorker
-from tests.conftest import MASTER
 from tests.support.fake_llm import FakeLlm
 from tests.support.neo4j_direct import neo4j_driver, query
-from tests.support.service_process import start_service, wait_for
+from tests.support.service_process import new_user, start_service, wait_for
 from tests.support.summaries import FULL, SESSION
 
 __all__ = ["neo4j_driver"]
@@ -47,11 +46,8 @@ async def test_a_task_whose_instance_is_killed_is_finished_by_another(
     try:
         await first.wait_ready(STARTUP_TIMEOUT_S)
         async with httpx.AsyncClient(base_url=first.base_url, timeout=30) as http:
-            user_id = f"tasks-{suffix}"
-            issued = await http.post(
-                "/auth/keys", json={"user_id": user_id, "name": "t"}, headers=MASTER
-            )
-            headers = {"Authorization": f"Bearer {issued.json()['raw_key']}"}
+            _, raw_key = await new_user(http, f"tasks-{suffix}")
+            headers = {"Authorization": f"Bearer {raw_key}"}
             for text in SESSION:
                 stored = await http.post(
                     "/v1/memories", json={"content": text, "session_id": "deploy"}, headers=headers

@@ -12,6 +12,7 @@ import socket
 import subprocess
 import sys
 import time
+import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,7 +20,7 @@ from typing import Any
 
 import httpx
 
-from tests.conftest import MASTER_KEY, NEO4J_URI
+from tests.conftest import MASTER, MASTER_KEY, NEO4J_URI
 
 REPO = Path(__file__).resolve().parents[2]
 PR_SET_PDEATHSIG = 1
@@ -119,6 +120,18 @@ def service_environment(instance_id: str, **env: str) -> dict[str, str]:
         "INSTANCE_ID": instance_id,
         **env,
     }
+
+
+async def new_user(http: httpx.AsyncClient, prefix: str) -> tuple[str, str]:
+    """A fresh user of a service process (created by issuing a key with the master key):
+    (user_id, raw API key)."""
+    user_id = f"{prefix}-{uuid.uuid4().hex[:10]}"
+    response = await http.post(
+        "/auth/keys", json={"user_id": user_id, "name": prefix}, headers=MASTER
+    )
+    assert response.status_code == 201, response.text
+    raw_key: str = response.json()["raw_key"]
+    return user_id, raw_key
 
 
 def start_service(instance_id: str, log_dir: Path, **env: str) -> ServiceProcess:
