@@ -45,7 +45,10 @@ def load_queries(directory: Path = CYPHER_DIR) -> dict[str, str]:
     }
 
 
-def packed_vector(values: Sequence[float]) -> Vector:
+PackedVector = Vector  # an embedding as packed_vector makes it
+
+
+def packed_vector(values: Sequence[float]) -> PackedVector:
     """An embedding as a query parameter: a packed float32 vector (Bolt 6).
 
     The driver formats every statement's parameters with repr() for its debug log even while

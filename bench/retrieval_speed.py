@@ -41,7 +41,7 @@ import numpy as np
 from data.corpus import memory_texts, queries
 
 from app.embedder import SentenceTransformerEmbedder
-from app.graph import Graph
+from app.graph import Graph, packed_vector
 from app.services import retrieval
 from app.services.identity import fingerprint, time_ordered_id
 from app.services.scope import MAIN, MemoryFilter, Scope
@@ -262,7 +262,7 @@ async def retrieve_run(
 def first_stage(user_id: str, vector: Sequence[float], text: str) -> dict[str, Any]:
     """The service's retrieval/candidates parameters for `text` on the user's main branch."""
     scope = Scope(user_id=user_id, branch=MAIN)
-    return retrieval.first_stage_params(scope, MemoryFilter(), list(vector), text, TOP_K)
+    return retrieval.first_stage_params(scope, MemoryFilter(), packed_vector(vector), text, TOP_K)
 
 
 async def candidates_ms(

@@ -8,7 +8,7 @@ import asyncio
 from dataclasses import dataclass, replace
 from typing import Any
 
-from app.graph import packed_vector
+from app.graph import PackedVector, packed_vector
 from app.registry import Registry
 from app.services import graph_stage, ranking
 from app.services.entity_extractor import extract
@@ -63,10 +63,10 @@ class Walk:
     config: graph_stage.GraphConfig = GRAPH
 
     async def reach(
-        self, registry: Registry, scope: Scope, vector: list[float], seeds: list[str]
+        self, registry: Registry, scope: Scope, vector: PackedVector, seeds: list[str]
     ) -> Reached:
         """Walks in one round trip from the query's entities and the seed memories'."""
-        judge = await self.residual if self.residual is not None else vector
+        judge = packed_vector(await self.residual) if self.residual is not None else vector
         rows = await registry.graph.read_within(
             "retrieval/expand",
             registry.settings.graph_time_limit_s,
@@ -78,7 +78,7 @@ class Walk:
         self,
         registry: Registry,
         scope: Scope,
-        vector: list[float],
+        vector: PackedVector,
         beside: Reached | None,
         candidates: list[ranking.Candidate],
         keep: MemoryFilter,
@@ -150,8 +150,8 @@ def _walk_params(
     scope: Scope,
     keys: list[str],
     seeds: list[str],
-    vector: list[float],
-    judge: list[float],
+    vector: PackedVector,
+    judge: PackedVector,
 ) -> dict[str, Any]:
     """The walk's one parameter: a map, so that one plan serves every walk (see the query)."""
     return {
@@ -160,8 +160,8 @@ def _walk_params(
             "keys": keys,
             "compacts": [compact_key(key) for key in keys],
             "seed_memories": seeds,
-            "vector": packed_vector(vector),
-            "residual": packed_vector(judge),
+            "vector": vector,
+            "residual": judge,
             "hub_limit": config.hub_limit,
             "max_memories": config.max_hops + 1,
             "max_paths": config.max_paths,
@@ -169,13 +169,12 @@ def _walk_params(
     }
 
 
-async def warm(registry: Registry) -> None:
+async def warm(registry: Registry, vector: PackedVector) -> None:
     """Runs a walk that finds nothing, so that the server plans the walk's query at startup:
     planning it takes longer than the walk's time limit, and the first retrieves would
     otherwise wait for it or answer without the graph."""
-    nothing = [0.0] * registry.embedder.dimensions
     await registry.graph.read(
-        "retrieval/expand", **_walk_params(GRAPH, Scope("", MAIN), [], [], nothing, nothing)
+        "retrieval/expand", **_walk_params(GRAPH, Scope("", MAIN), [], [], vector, vector)
     )
 
 

@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from app import metrics
-from app.graph import packed_vector
+from app.graph import PackedVector, packed_vector
 from app.models.feedback import FEEDBACK_WEIGHT_DEFAULT
 from app.models.memories import Explain, FulltextRequest, Memory, RetrieveRequest
 from app.registry import Registry
@@ -48,7 +48,7 @@ def _candidate(
 
 
 def first_stage_params(
-    scope: Scope, keep: MemoryFilter, vector: list[float], query: str, top_k: int
+    scope: Scope, keep: MemoryFilter, vector: PackedVector, query: str, top_k: int
 ) -> dict[str, Any]:
     """The parameters of retrieval/candidates for the top_k memories of `query`, as the one map
     it takes."""
@@ -60,7 +60,7 @@ def first_stage_params(
         **scope.params(),
         **keep.params(),
         "shadows": scope.shadows,
-        "vector": packed_vector(vector),
+        "vector": vector,
         "vector_k": vector_k,
         "lucene": lucene_query(query, scope.user_id, scope.branch, scope.view_seq),
         "text_k": text_k,
@@ -72,12 +72,13 @@ async def warm(registry: Registry) -> None:
     """Runs a first stage and a walk that find nothing, so that the server plans both queries at
     startup rather than at the first retrieves (planning each takes a few hundred
     milliseconds, longer than the walk's time limit)."""
-    direction = [1.0] + [0.0] * (registry.embedder.dimensions - 1)  # a vector search needs one
+    # Any vector but zeros, which a vector search refuses.
+    direction = packed_vector([1.0] + [0.0] * (registry.embedder.dimensions - 1))
     await registry.graph.read(
         "retrieval/candidates",
         **first_stage_params(Scope("", MAIN), MemoryFilter(), direction, "", 1),
     )
-    await graph_walk.warm(registry)
+    await graph_walk.warm(registry, direction)
 
 
 async def hybrid(
@@ -99,7 +100,7 @@ async def hybrid(
         if request.graph and graph_config.enabled
         else None
     )
-    vector = await registry.embedder.encode_query(request.query)
+    vector = packed_vector(await registry.embedder.encode_query(request.query))
     embedded = time.perf_counter()
     keep = MemoryFilter(request.memory_types, request.subject_id, request.only_session)
     params = first_stage_params(scope, keep, vector, request.query, top_k)

@@ -24,7 +24,7 @@ from schemathesis.specs.openapi.checks import (
 
 from app import create_app
 from app.errors import NO_LLM
-from tests.conftest import MASTER, User, make_settings
+from tests.conftest import MASTER, STARTUP_TIMEOUT_S, User, make_settings
 from tests.support.embedders import NoEmbedder
 from tests.support.http import bearer
 from tests.support.service_process import ServiceProcess, start_service
@@ -32,7 +32,6 @@ from tests.support.service_process import ServiceProcess, start_service
 # Cases per operation and identity in the random (fuzzing) phase, valid and invalid inputs; the
 # coverage phase adds a fixed set of boundary and wrong-type cases (about 2,500 in all).
 MAX_EXAMPLES = int(os.environ.get("FUZZ_MAX_EXAMPLES", "6"))
-STARTUP_TIMEOUT_S = 120
 REQUEST_TIMEOUT_S = 30
 
 

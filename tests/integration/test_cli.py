@@ -8,9 +8,8 @@ from pathlib import Path
 
 import httpx
 
+from tests.conftest import STARTUP_TIMEOUT_S
 from tests.support.service_process import COMMAND, REPO, service_environment, start_service
-
-STARTUP_TIMEOUT_S = 120
 
 
 async def test_serve_then_create_a_key_and_use_it(tmp_path: Path) -> None:

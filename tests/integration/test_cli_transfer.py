@@ -9,9 +9,8 @@ from pathlib import Path
 
 import httpx
 
+from tests.conftest import STARTUP_TIMEOUT_S
 from tests.support.service_process import COMMAND, REPO, new_user, start_service
-
-STARTUP_TIMEOUT_S = 120
 
 
 def _run(*arguments: str, api_key: str, url: str) -> subprocess.CompletedProcess[str]:

@@ -22,12 +22,11 @@ from quart.typing import TestClientProtocol
 
 from app import create_app
 from app.embedder import SentenceTransformerEmbedder
-from tests.conftest import MASTER, NEO4J_URI, make_settings
+from tests.conftest import MASTER, NEO4J_URI, STARTUP_TIMEOUT_S, make_settings
 from tests.support.http import bearer, error_detail, issue_key
 from tests.support.tcp_forwarder import TcpForwarder
 
 RECOVERY_WAIT_S = 15.0
-STARTUP_TIMEOUT_S = 120
 
 
 @pytest_asyncio.fixture(loop_scope="session")

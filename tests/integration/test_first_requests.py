@@ -10,9 +10,9 @@ from pathlib import Path
 
 import httpx
 
+from tests.conftest import STARTUP_TIMEOUT_S
 from tests.support.service_process import new_user, start_service
 
-STARTUP_TIMEOUT_S = 120
 # Loading jieba's dictionary blocks for about half a second; a liveness probe answers in a few
 # milliseconds.
 HELD_UP_S = 0.3

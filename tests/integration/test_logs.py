@@ -10,9 +10,9 @@ from pathlib import Path
 
 import httpx
 
+from tests.conftest import STARTUP_TIMEOUT_S
 from tests.support.service_process import new_user, start_service
 
-STARTUP_TIMEOUT_S = 120
 SECRETS = ("Wombat-5521", "护照号码", "E1234567")
 # Four or more decimals in a row: a piece of an embedding.
 VECTOR = re.compile(r"-?0\.\d{5,}\s*,\s*-?0\.\d{5,}\s*,\s*-?0\.\d{5,}")

@@ -20,7 +20,7 @@ from quart.typing import TestClientProtocol
 from app.registry import Registry
 from app.scheduler import ScheduledJob, Scheduler, collect_garbage, cron_trigger, job_table
 from app.services import feedback
-from tests.conftest import User, make_settings
+from tests.conftest import STARTUP_TIMEOUT_S, User, make_settings
 from tests.support.feedback import give_feedback
 from tests.support.memories import store
 from tests.support.neo4j_direct import neo4j_driver, query
@@ -31,7 +31,6 @@ __all__ = ["neo4j_driver"]
 EVERY_MINUTE = "* * * * *"
 PERIOD_S = 2
 LEASE_TTL_S = 4
-STARTUP_TIMEOUT_S = 120
 
 
 class CountingJob:

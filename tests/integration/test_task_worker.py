@@ -14,6 +14,7 @@ from neo4j import AsyncDriver
 
 from app.registry import Registry
 from app.tasks import TaskWorker
+from tests.conftest import STARTUP_TIMEOUT_S
 from tests.support.fake_llm import FakeLlm
 from tests.support.neo4j_direct import neo4j_driver, query
 from tests.support.service_process import new_user, start_service, wait_for
@@ -21,7 +22,6 @@ from tests.support.summaries import FULL, SESSION
 
 __all__ = ["neo4j_driver"]
 
-STARTUP_TIMEOUT_S = 120
 LEASE_S = 2
 TAKEOVER_BOUND_S = 30.0
 
