@@ -23,7 +23,7 @@ from tests.support.fake_llm import FakeLlm
 from tests.support.neo4j_direct import neo4j_driver, query
 from tests.support.service_process import free_port, wait_until_ready
 
-__all__ = ["neo4j_driver"]  # the fixture, which freshly_started uses
+__all__ = ["neo4j_driver"]  # the fixture, for this folder's tests and freshly_started
 # The graph walk's time limit in a freshly started app: tight, so that a walk that had to be
 # planned shows.
 FRESH_GRAPH_LIMIT_S = 0.25

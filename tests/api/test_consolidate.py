@@ -13,10 +13,8 @@ from tests.conftest import User, create_user
 from tests.support.governance import days_ago, run
 from tests.support.http import error_detail
 from tests.support.memories import contents, ranked, store
-from tests.support.neo4j_direct import neo4j_driver, query
+from tests.support.neo4j_direct import query
 from tests.support.snapshots import roll_back, take_snapshot
-
-__all__ = ["neo4j_driver"]  # the fixture, imported for this module's tests
 
 
 async def _contradictions(driver: AsyncDriver, user_id: str) -> list[dict[str, Any]]:

@@ -26,9 +26,6 @@ from tests.support.entities import (
 from tests.support.fake_llm import FakeLlm
 from tests.support.http import error_detail, post_created, request_ok
 from tests.support.memories import correct, ids, store, store_batch
-from tests.support.neo4j_direct import neo4j_driver
-
-__all__ = ["neo4j_driver"]  # the fixture, imported for this module's tests
 
 Headers = dict[str, str]
 

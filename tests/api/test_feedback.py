@@ -14,9 +14,7 @@ from tests.support.branches import check_out, create_branch
 from tests.support.feedback import give_feedback
 from tests.support.http import error_detail
 from tests.support.memories import correct, list_all, store
-from tests.support.neo4j_direct import neo4j_driver, query
-
-__all__ = ["neo4j_driver"]
+from tests.support.neo4j_direct import query
 
 SIGNALS = ("useful", "irrelevant", "outdated", "wrong")
 

@@ -15,9 +15,7 @@ from tests.support.fake_llm import FakeLlm
 from tests.support.governance import run
 from tests.support.http import error_detail, request_ok
 from tests.support.memories import store
-from tests.support.neo4j_direct import neo4j_driver, query
-
-__all__ = ["neo4j_driver"]  # the fixture, imported for this module's tests
+from tests.support.neo4j_direct import query
 
 DEPLOYS = [
     ("s1", "The invoice-api deploy failed because the Redis cluster was full."),

@@ -14,10 +14,8 @@ from tests.conftest import User, create_user
 from tests.support.fake_llm import FakeLlm
 from tests.support.http import error_detail
 from tests.support.memories import contents, fulltext, listed_ids, ranked, store
-from tests.support.neo4j_direct import neo4j_driver, query
+from tests.support.neo4j_direct import query
 from tests.support.summaries import BULLETS, FULL, SESSION, finished, session, summarize
-
-__all__ = ["neo4j_driver"]  # the fixture, imported for this module's tests
 
 
 async def _sources(driver: AsyncDriver, memory_id: str) -> set[str]:

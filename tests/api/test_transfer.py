@@ -20,7 +20,7 @@ from app.services.transfer_plan import derived_id
 from tests.conftest import STARTUP_TIMEOUT_S, User, create_user, make_settings
 from tests.support.http import error_detail, request_ok
 from tests.support.memories import page_items, store, without_confidence
-from tests.support.neo4j_direct import neo4j_driver, query
+from tests.support.neo4j_direct import query
 from tests.support.snapshots import list_snapshots, roll_back, take_snapshot
 from tests.support.transfer import (
     as_body,
@@ -36,8 +36,6 @@ from tests.support.transfer import (
     user_with_history,
     visible_state,
 )
-
-__all__ = ["neo4j_driver"]
 
 QUERIES = [
     "what tea does alice drink",
