@@ -43,8 +43,7 @@ from app.migrations import apply as apply_migrations
 from app.migrations import ensure_vector_index
 from app.registry import Registry
 from app.scheduler import Scheduler
-from app.services import retrieval
-from app.services.entity_extractor import load_segmenter
+from app.services import warm_up
 from app.tasks import TaskWorker
 
 log = logging.getLogger(__name__)
@@ -125,9 +124,7 @@ def create_app(settings: Settings | None = None, embedder: Embedder | None = Non
         await _wait_for_database(registry.graph)
         await apply_migrations(registry.graph)
         await ensure_vector_index(registry.graph, registry.embedder.dimensions)
-        await retrieval.warm(registry)
-        # Off the event loop, before the first request that writes or asks in Chinese.
-        await asyncio.to_thread(load_segmenter)
+        await warm_up.warm(registry)
         if registry.settings.metrics_port:
             stops.append(
                 serve_metrics(registry.settings.metrics_host, registry.settings.metrics_port)

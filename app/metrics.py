@@ -1,7 +1,7 @@
 """The service's Prometheus metrics (prometheus-client, the process's default registry).
 
 Labels are routes (URL rules such as `/v1/memories/<memory_id>`), methods, statuses, stage,
-operation, job and task names: never memory content, ids, users or keys.
+operation, job, task and statement names: never memory content, ids, users or keys.
 """
 
 from __future__ import annotations
@@ -35,6 +35,12 @@ RETRIEVAL_STAGE_SECONDS = Histogram(
     "memory_retrieval_stage_seconds",
     "Time per stage of a hybrid retrieve or search",
     ["stage"],
+    buckets=STAGE_BUCKETS,
+)
+STATEMENT_SECONDS = Histogram(
+    "memory_neo4j_statement_seconds",
+    "Time a named Cypher statement takes, from sending it to its last row (commit aside)",
+    ["statement"],
     buckets=STAGE_BUCKETS,
 )
 ENCODE_BATCH_SIZE = Histogram(

@@ -301,7 +301,7 @@ async def alternatives(
     """
     query = (CODE_ROOT_CYPHER / "retrieval" / "candidates.cypher").read_text()
     slim_query = query.replace(
-        "m {.*, branch: $search.branch, embedding: null, created_at: toString(m.created_at),\n"
+        "m {.*, branch: $p.branch, embedding: null, created_at: toString(m.created_at),\n"
         "             updated_at: toString(m.updated_at), observed_at: toString(m.observed_at)}",
         SLIM,
     )
@@ -317,7 +317,7 @@ async def alternatives(
                     continue  # the service's query changed shape: no slim variant to try
                 began = time.perf_counter()
                 await driver.execute_query(
-                    statement, **first_stage(user_id, vector, text), routing_="r"
+                    statement, p=first_stage(user_id, vector, text), routing_="r"
                 )
                 out[name].append(time.perf_counter() - began)
             began = time.perf_counter()

@@ -294,7 +294,7 @@ async def plans(driver: neo4j.AsyncDriver, user_id: str) -> dict[str, list[str]]
     found: dict[str, list[str]] = {}
     for name in PLANNED:
         _, summary, _ = await driver.execute_query(
-            "EXPLAIN " + queries[name], params, database_="neo4j"
+            "EXPLAIN " + queries[name], {"p": params}, database_="neo4j"
         )
         operators: list[str] = []
 

@@ -153,19 +153,17 @@ def _walk_params(
     vector: PackedVector,
     judge: PackedVector,
 ) -> dict[str, Any]:
-    """The walk's one parameter: a map, so that one plan serves every walk (see the query)."""
+    """The parameters of retrieval/expand."""
     return {
-        "walk": {
-            **scope.params(),
-            "keys": keys,
-            "compacts": [compact_key(key) for key in keys],
-            "seed_memories": seeds,
-            "vector": vector,
-            "residual": judge,
-            "hub_limit": config.hub_limit,
-            "max_memories": config.max_hops + 1,
-            "max_paths": config.max_paths,
-        }
+        **scope.params(),
+        "keys": keys,
+        "compacts": [compact_key(key) for key in keys],
+        "seed_memories": seeds,
+        "vector": vector,
+        "residual": judge,
+        "hub_limit": config.hub_limit,
+        "max_memories": config.max_hops + 1,
+        "max_paths": config.max_paths,
     }
 
 

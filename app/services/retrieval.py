@@ -50,13 +50,12 @@ def _candidate(
 def first_stage_params(
     scope: Scope, keep: MemoryFilter, vector: PackedVector, query: str, top_k: int
 ) -> dict[str, Any]:
-    """The parameters of retrieval/candidates for the top_k memories of `query`, as the one map
-    it takes."""
+    """The parameters of retrieval/candidates for the top_k memories of `query`."""
     wanted = max(MIN_CANDIDATES, top_k * CANDIDATE_FACTOR)
     # Types are filtered inside the vector search; the rest apply to what the searches find.
     vector_k = wanted * FILTER_FACTOR if keep.narrows else wanted
     text_k = wanted * FILTER_FACTOR if keep.narrows or keep.memory_types else wanted
-    search = {
+    return {
         **scope.params(),
         **keep.params(),
         "shadows": scope.shadows,
@@ -65,15 +64,15 @@ def first_stage_params(
         "lucene": lucene_query(query, scope.user_id, scope.branch, scope.view_seq),
         "text_k": text_k,
     }
-    return {"search": search}
 
 
 async def warm(registry: Registry) -> None:
-    """Runs a first stage and a walk that find nothing, so that the server plans both queries at
-    startup rather than at the first retrieves (planning each takes a few hundred
-    milliseconds, longer than the walk's time limit)."""
+    """Reads the retrieval plugins and runs a first stage and a walk that find nothing, so that
+    the server plans their queries at startup rather than at the first retrieves (planning the
+    two stages takes a few hundred milliseconds each, longer than the walk's time limit)."""
     # Any vector but zeros, which a vector search refuses.
     direction = packed_vector([1.0] + [0.0] * (registry.embedder.dimensions - 1))
+    await plugin_effects.effect(registry, "retrieval", "")
     await registry.graph.read(
         "retrieval/candidates",
         **first_stage_params(Scope("", MAIN), MemoryFilter(), direction, "", 1),

@@ -70,6 +70,11 @@ class Scope:
         return {"user_id": self.user_id, "branch": self.branch, "view_seq": self.view_seq}
 
 
+async def warm(registry: Registry) -> None:
+    """Plans the lookup of a request's branch at startup (see warm_up)."""
+    await registry.graph.read("branches/get", user_id="", name=MAIN)
+
+
 async def scope_for(registry: Registry, caller: Caller, requested: str | None) -> Scope:
     """The request's branch if it names one (it must exist), else the checked-out branch."""
     branch = requested or caller.active_branch

@@ -2,7 +2,7 @@
 // params: user_id
 // returns: user (map), keys, live_keys, memories (list of {branch, memory_type, count}),
 //          sessions, snapshots, branches, feedback; no row when the user does not exist
-MATCH (u:User {id: $user_id})
+MATCH (u:User {id: $p.user_id})
 CALL (u) {
   OPTIONAL MATCH (m:Memory {user_id: u.id})
   WHERE m.is_active

@@ -2,11 +2,11 @@
 // names new mentions may duplicate (see entity_names.canonical_keys).
 // params: user_id, prefixes (list of strings), per_prefix (limit per prefix)
 // returns: key
-UNWIND $prefixes AS prefix
+UNWIND $p.prefixes AS prefix
 CALL (prefix) {
-  MATCH (e:Entity {user_id: $user_id})
+  MATCH (e:Entity {user_id: $p.user_id})
   WHERE e.compact STARTS WITH prefix
   RETURN e.key AS key
-  LIMIT $per_prefix
+  LIMIT $p.per_prefix
 }
 RETURN DISTINCT key

@@ -1,12 +1,12 @@
 // Makes sure each named entity of the user exists; a spelling not seen yet joins its aliases
-// (at most $max_aliases of them are kept).
+// (at most $p.max_aliases of them are kept).
 // params: user_id, entities (list of {key, compact, name, type}), max_aliases
 // returns: key, node (the entity's element id, for versions.link)
-UNWIND $entities AS entity
-MERGE (e:Entity {user_id: $user_id, key: entity.key})
+UNWIND $p.entities AS entity
+MERGE (e:Entity {user_id: $p.user_id, key: entity.key})
   ON CREATE SET e.name = entity.name, e.type = entity.type, e.compact = entity.compact,
                 e.aliases = [entity.name], e.created_at = datetime()
   ON MATCH SET e.aliases = CASE
-    WHEN entity.name IN e.aliases OR size(e.aliases) >= $max_aliases THEN e.aliases
+    WHEN entity.name IN e.aliases OR size(e.aliases) >= $p.max_aliases THEN e.aliases
     ELSE e.aliases + entity.name END
 RETURN entity.key AS key, elementId(e) AS node

@@ -3,9 +3,9 @@
 // params: user_id
 // returns: one row: memories (list of {useful, irrelevant, outdated, wrong}), seen (integer),
 //          feedback_weight (or null for the default)
-OPTIONAL MATCH (u:User {id: $user_id})
+OPTIONAL MATCH (u:User {id: $p.user_id})
 CALL () {
-  MATCH (f:Feedback {user_id: $user_id})
+  MATCH (f:Feedback {user_id: $p.user_id})
   WITH f.memory_id AS memory_id, f.branch AS branch, collect(f.signal) AS signals
   RETURN collect({
     useful: size([s IN signals WHERE s = 'useful']),

@@ -2,10 +2,10 @@
 // params: after (user id to continue after, or null), min_signals, limit
 // returns: user_id
 MATCH (u:User)
-WHERE u.feedback_signals >= $min_signals
+WHERE u.feedback_signals >= $p.min_signals
   AND u.feedback_signals > coalesce(u.tuned_signals, 0)
   AND coalesce(u.active, true)
-  AND ($after IS NULL OR u.id > $after)
+  AND ($p.after IS NULL OR u.id > $p.after)
 RETURN u.id AS user_id
 ORDER BY user_id
-LIMIT $limit
+LIMIT $p.limit

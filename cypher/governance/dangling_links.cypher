@@ -3,6 +3,6 @@
 // was deleted, corrected or quarantined, so there is nothing left to disagree with).
 // params: user_id, branch
 // returns: memory_id (the link's owner), target_memory_id
-MATCH (m:Memory {user_id: $user_id, branch: $branch})-[:CONTRADICTS]->(target)
+MATCH (m:Memory {user_id: $p.user_id, branch: $p.branch})-[:CONTRADICTS]->(target)
 WHERE m.is_active AND (target:MemoryVersion OR NOT target.is_active)
 RETURN DISTINCT m.memory_id AS memory_id, target.memory_id AS target_memory_id

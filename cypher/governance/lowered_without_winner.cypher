@@ -4,14 +4,14 @@
 // scope.Scope).
 // params: user_id, branch, view_seq (or null)
 // returns: memory_id, confidence (the initial confidence it had before it was lowered)
-MATCH (m:Memory {user_id: $user_id, branch: $branch})
+MATCH (m:Memory {user_id: $p.user_id, branch: $p.branch})
 WHERE m.is_active AND m.contradicted_by IS NOT NULL
   AND NOT EXISTS {
-    MATCH (kept:Memory {memory_id: m.contradicted_by, branch: $branch}) WHERE kept.is_active
+    MATCH (kept:Memory {memory_id: m.contradicted_by, branch: $p.branch}) WHERE kept.is_active
   }
   AND NOT EXISTS {
     MATCH (kept:Memory {memory_id: m.contradicted_by, branch: 'main'})
-    WHERE kept.is_active AND kept.created_seq <= $view_seq
-      AND NOT EXISTS { (:Memory {memory_id: kept.memory_id, branch: $branch}) }
+    WHERE kept.is_active AND kept.created_seq <= $p.view_seq
+      AND NOT EXISTS { (:Memory {memory_id: kept.memory_id, branch: $p.branch}) }
   }
 RETURN m.memory_id AS memory_id, m.confidence_before_contradiction AS confidence

@@ -2,5 +2,5 @@
 // changes included), so the next scheduled run skips the user unless something changes.
 // params: user_id
 // returns: nothing
-MATCH (u:User {id: $user_id})
+MATCH (u:User {id: $p.user_id})
 SET u.governed_seq = u.seq, u.governed_at = datetime()

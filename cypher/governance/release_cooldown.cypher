@@ -2,6 +2,6 @@
 // was before, unless a later claim has moved it since.
 // params: user_id, op, claim (the failed claim's number), previous (or null)
 // returns: nothing
-MATCH (c:Cooldown {user_id: $user_id, op: $op})
-WHERE c.claims = $claim
-SET c.until = $previous
+MATCH (c:Cooldown {user_id: $p.user_id, op: $p.op})
+WHERE c.claims = $p.claim
+SET c.until = $p.previous

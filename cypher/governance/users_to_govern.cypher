@@ -5,7 +5,7 @@
 MATCH (u:User)
 WHERE coalesce(u.active, true)
   AND u.seq > coalesce(u.governed_seq, 0)
-  AND ($after IS NULL OR u.id > $after)
+  AND ($p.after IS NULL OR u.id > $p.after)
 RETURN u.id AS user_id, coalesce(u.active_branch, 'main') AS active_branch
 ORDER BY user_id
-LIMIT $limit
+LIMIT $p.limit

@@ -1,7 +1,7 @@
 // Revokes every live key of a user.
 // params: user_id
 // returns: found (whether the user exists), revoked (count)
-OPTIONAL MATCH (u:User {id: $user_id})
+OPTIONAL MATCH (u:User {id: $p.user_id})
 CALL (u) {
   OPTIONAL MATCH (k:ApiKey)-[:BELONGS_TO]->(u)
   WHERE k.revoked_at IS NULL

@@ -1,7 +1,7 @@
 // Looks up a key by the hash of its raw value, with its owner's state.
 // params: hash
 // returns: key_id, user_id, user_active, active_branch, revoked_at, expires_at, last_used_at
-MATCH (k:ApiKey {hash: $hash})-[:BELONGS_TO]->(u:User)
+MATCH (k:ApiKey {hash: $p.hash})-[:BELONGS_TO]->(u:User)
 RETURN k.id AS key_id, u.id AS user_id, u.active AS user_active,
        coalesce(u.active_branch, 'main') AS active_branch, k.revoked_at AS revoked_at,
        k.expires_at AS expires_at, k.last_used_at AS last_used_at

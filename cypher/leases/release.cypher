@@ -1,4 +1,4 @@
-// Gives up the named lease if $holder has it.
+// Gives up the named lease if $p.holder has it.
 // params: name, holder
-MATCH (lease:Lease {name: $name, holder: $holder})
+MATCH (lease:Lease {name: $p.name, holder: $p.holder})
 SET lease.holder = null, lease.expires_at = null

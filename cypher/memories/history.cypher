@@ -6,16 +6,16 @@
 // returns: versions (list of {node (map without embedding), links, change}), snapshots (list
 //          of {name, seq}); versions is empty for an unknown or foreign memory
 CYPHER 25
-OPTIONAL MATCH (start:Memory|MemoryVersion {memory_id: $memory_id})
-WHERE start.user_id = $user_id
-  AND (start.branch = $branch OR (start.branch = 'main' AND start.created_seq <= $view_seq))
+OPTIONAL MATCH (start:Memory|MemoryVersion {memory_id: $p.memory_id})
+WHERE start.user_id = $p.user_id
+  AND (start.branch = $p.branch OR (start.branch = 'main' AND start.created_seq <= $p.view_seq))
 OPTIONAL MATCH (start)-[:SUPERSEDES*0..64]-(joined:Memory|MemoryVersion)
 WITH collect(DISTINCT joined.memory_id) AS chain
 UNWIND chain AS memory_id
 MATCH (n:Memory|MemoryVersion {memory_id: memory_id})
-WHERE n.user_id = $user_id
-  AND (n.branch = $branch OR (n.branch = 'main' AND n.created_seq <= $view_seq))
-OPTIONAL MATCH (change:Change {user_id: $user_id, seq: n.created_seq})
+WHERE n.user_id = $p.user_id
+  AND (n.branch = $p.branch OR (n.branch = 'main' AND n.created_seq <= $p.view_seq))
+OPTIONAL MATCH (change:Change {user_id: $p.user_id, seq: n.created_seq})
 WITH n, change,
      [(n)-[r]->(target) |
        {type: type(r), target: coalesce(target.memory_id, target.name, target.id)}] AS links
@@ -25,6 +25,6 @@ WITH collect({
   links: links,
   change: CASE WHEN change IS NULL THEN null ELSE change {.kind, .reason, .at} END
 }) AS versions
-OPTIONAL MATCH (s:Snapshot {user_id: $user_id})
-WHERE s.name IS NOT NULL AND s.branch IN [$branch, 'main']
+OPTIONAL MATCH (s:Snapshot {user_id: $p.user_id})
+WHERE s.name IS NOT NULL AND s.branch IN [$p.branch, 'main']
 RETURN versions, collect(s {.name, .seq, .branch}) AS snapshots

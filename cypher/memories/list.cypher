@@ -4,22 +4,22 @@
 //         subject_id, session_id (each a filter, or null), limit
 // returns: memory (map without embedding; timestamps as ISO strings, cheaper to decode)
 CALL () {
-  MATCH (m:Memory {user_id: $user_id, branch: $branch})
+  MATCH (m:Memory {user_id: $p.user_id, branch: $p.branch})
   WHERE m.is_active
   RETURN m
   UNION ALL
-  WITH 1 AS unused WHERE $view_seq IS NOT NULL
-  MATCH (m:Memory {user_id: $user_id, branch: 'main'})
-  WHERE m.created_seq <= $view_seq AND m.is_active
-    AND NOT EXISTS { (:Memory {memory_id: m.memory_id, branch: $branch}) }
+  WITH 1 AS unused WHERE $p.view_seq IS NOT NULL
+  MATCH (m:Memory {user_id: $p.user_id, branch: 'main'})
+  WHERE m.created_seq <= $p.view_seq AND m.is_active
+    AND NOT EXISTS { (:Memory {memory_id: m.memory_id, branch: $p.branch}) }
   RETURN m
 }
 WITH m
-WHERE ($before IS NULL OR m.memory_id < $before)
-  AND ($memory_type IS NULL OR m.memory_type = $memory_type)
-  AND ($subject_id IS NULL OR m.subject_id = $subject_id)
-  AND ($session_id IS NULL OR m.session_id = $session_id)
-RETURN m {.*, branch: $branch, embedding: null, created_at: toString(m.created_at),
+WHERE ($p.before IS NULL OR m.memory_id < $p.before)
+  AND ($p.memory_type IS NULL OR m.memory_type = $p.memory_type)
+  AND ($p.subject_id IS NULL OR m.subject_id = $p.subject_id)
+  AND ($p.session_id IS NULL OR m.session_id = $p.session_id)
+RETURN m {.*, branch: $p.branch, embedding: null, created_at: toString(m.created_at),
           updated_at: toString(m.updated_at), observed_at: toString(m.observed_at)} AS memory
 ORDER BY m.memory_id DESC
-LIMIT $limit
+LIMIT $p.limit

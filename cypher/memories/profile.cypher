@@ -3,14 +3,14 @@
 // params: user_id, branch, view_seq (or null)
 // returns: profile (list of maps, oldest first), counts (list of {memory_type, count})
 CALL () {
-  MATCH (m:Memory {user_id: $user_id, branch: $branch})
+  MATCH (m:Memory {user_id: $p.user_id, branch: $p.branch})
   WHERE m.is_active
   RETURN m
   UNION ALL
-  WITH 1 AS unused WHERE $view_seq IS NOT NULL
-  MATCH (m:Memory {user_id: $user_id, branch: 'main'})
-  WHERE m.created_seq <= $view_seq AND m.is_active
-    AND NOT EXISTS { (:Memory {memory_id: m.memory_id, branch: $branch}) }
+  WITH 1 AS unused WHERE $p.view_seq IS NOT NULL
+  MATCH (m:Memory {user_id: $p.user_id, branch: 'main'})
+  WHERE m.created_seq <= $p.view_seq AND m.is_active
+    AND NOT EXISTS { (:Memory {memory_id: m.memory_id, branch: $p.branch}) }
   RETURN m
 }
 WITH collect(m) AS visible
@@ -18,7 +18,7 @@ CALL (visible) {
   UNWIND visible AS m
   WITH m WHERE m.memory_type = 'profile'
   WITH m ORDER BY m.memory_id
-  RETURN collect(m {.*, branch: $branch, embedding: null}) AS profile
+  RETURN collect(m {.*, branch: $p.branch, embedding: null}) AS profile
 }
 CALL (visible) {
   UNWIND visible AS m

@@ -1,32 +1,32 @@
 // One page of a user's memories on a branch that match every given filter (its own nodes, and
 // main's it reads: see scope.Scope), newest first after the cursor; inactive ones (deleted,
-// corrected, quarantined) only with $include_inactive. Sessions are strict; metadata compares
+// corrected, quarantined) only with $p.include_inactive. Sessions are strict; metadata compares
 // with Cypher equality (2 = 2.0, "2" <> 2).
 // params: user_id, branch, view_seq (or null), include_inactive, subject_id, memory_types,
 //         session_id, trust_tier, metadata (map of meta_<key> properties), created_after,
 //         created_before (each null when not given), before (memory_id or null), limit
 // returns: memory (map without embedding; timestamps as ISO strings)
 CALL () {
-  MATCH (m:Memory {user_id: $user_id, branch: $branch})
+  MATCH (m:Memory {user_id: $p.user_id, branch: $p.branch})
   RETURN m
   UNION ALL
-  WITH 1 AS unused WHERE $view_seq IS NOT NULL
-  MATCH (m:Memory {user_id: $user_id, branch: 'main'})
-  WHERE m.created_seq <= $view_seq
-    AND NOT EXISTS { (:Memory {memory_id: m.memory_id, branch: $branch}) }
+  WITH 1 AS unused WHERE $p.view_seq IS NOT NULL
+  MATCH (m:Memory {user_id: $p.user_id, branch: 'main'})
+  WHERE m.created_seq <= $p.view_seq
+    AND NOT EXISTS { (:Memory {memory_id: m.memory_id, branch: $p.branch}) }
   RETURN m
 }
 WITH m
-WHERE ($include_inactive OR m.is_active)
-  AND ($before IS NULL OR m.memory_id < $before)
-  AND ($subject_id IS NULL OR m.subject_id = $subject_id)
-  AND ($memory_types IS NULL OR m.memory_type IN $memory_types)
-  AND ($session_id IS NULL OR m.session_id = $session_id)
-  AND ($trust_tier IS NULL OR m.trust_tier = $trust_tier)
-  AND ($created_after IS NULL OR m.created_at > $created_after)
-  AND ($created_before IS NULL OR m.created_at < $created_before)
-  AND all(key IN keys($metadata) WHERE m[key] = $metadata[key])
-RETURN m {.*, branch: $branch, embedding: null, created_at: toString(m.created_at),
+WHERE ($p.include_inactive OR m.is_active)
+  AND ($p.before IS NULL OR m.memory_id < $p.before)
+  AND ($p.subject_id IS NULL OR m.subject_id = $p.subject_id)
+  AND ($p.memory_types IS NULL OR m.memory_type IN $p.memory_types)
+  AND ($p.session_id IS NULL OR m.session_id = $p.session_id)
+  AND ($p.trust_tier IS NULL OR m.trust_tier = $p.trust_tier)
+  AND ($p.created_after IS NULL OR m.created_at > $p.created_after)
+  AND ($p.created_before IS NULL OR m.created_at < $p.created_before)
+  AND all(key IN keys($p.metadata) WHERE m[key] = $p.metadata[key])
+RETURN m {.*, branch: $p.branch, embedding: null, created_at: toString(m.created_at),
           updated_at: toString(m.updated_at), observed_at: toString(m.observed_at)} AS memory
 ORDER BY m.memory_id DESC
-LIMIT $limit
+LIMIT $p.limit

@@ -2,10 +2,10 @@
 // that the full-text index matches for a topic.
 // params: lucene, user_id, branch, view_seq (or null)
 // returns: memory_id
-CALL db.index.fulltext.queryNodes('memory_content', $lucene) YIELD node
+CALL db.index.fulltext.queryNodes('memory_content', $p.lucene) YIELD node
 WITH node AS m
-WHERE m.user_id = $user_id AND m.is_active
-  AND (m.branch = $branch
-       OR m.branch = 'main' AND m.created_seq <= $view_seq
-          AND NOT EXISTS { (:Memory {memory_id: m.memory_id, branch: $branch}) })
+WHERE m.user_id = $p.user_id AND m.is_active
+  AND (m.branch = $p.branch
+       OR m.branch = 'main' AND m.created_seq <= $p.view_seq
+          AND NOT EXISTS { (:Memory {memory_id: m.memory_id, branch: $p.branch}) })
 RETURN m.memory_id AS memory_id

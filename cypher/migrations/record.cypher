@@ -1,5 +1,5 @@
 // Records that a migration was applied.
 // params: version, name, checksum
-MERGE (migration:Migration {version: $version})
-ON CREATE SET migration.name = $name, migration.checksum = $checksum,
+MERGE (migration:Migration {version: $p.version})
+ON CREATE SET migration.name = $p.name, migration.checksum = $p.checksum,
               migration.applied_at = datetime()

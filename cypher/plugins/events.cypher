@@ -3,8 +3,8 @@
 // returns: event (map)
 MATCH (e:AuditEvent)
 WHERE e.event_id IS NOT NULL
-  AND ($plugin IS NULL OR e.plugin = $plugin) AND ($action IS NULL OR e.action = $action)
-  AND ($before IS NULL OR e.event_id < $before)
+  AND ($p.plugin IS NULL OR e.plugin = $p.plugin) AND ($p.action IS NULL OR e.action = $p.action)
+  AND ($p.before IS NULL OR e.event_id < $p.before)
 RETURN e {.event_id, .actor, .action, .target, .before, .after, .at} AS event
 ORDER BY e.event_id DESC
-LIMIT $limit
+LIMIT $p.limit

@@ -2,9 +2,9 @@
 // params: key (or null), version (or null), status (or null), capability (or null)
 // returns: package (map with files: list of {path, sha256, size})
 MATCH (p:Plugin)
-WHERE ($key IS NULL OR p.key = $key) AND ($version IS NULL OR p.version = $version)
-  AND ($status IS NULL OR p.status = $status)
-  AND ($capability IS NULL OR $capability IN p.capabilities)
+WHERE ($p.key IS NULL OR p.key = $p.key) AND ($p.version IS NULL OR p.version = $p.version)
+  AND ($p.status IS NULL OR p.status = $p.status)
+  AND ($p.capability IS NULL OR $p.capability IN p.capabilities)
 RETURN p {.key, .version, .status, .score, .capabilities, .compatible, .signer, .config,
           .created_at, .updated_at,
           files: [(f:PluginFile)-[:IN_PACKAGE]->(p) | f {.path, .sha256, .size}]} AS package

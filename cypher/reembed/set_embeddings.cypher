@@ -4,7 +4,7 @@
 // params: model, rows (list of {node (element id), embedding (packed float32 vector)})
 // returns: updated (count)
 CYPHER 25
-UNWIND $rows AS row
+UNWIND $p.rows AS row
 MATCH (m) WHERE elementId(m) = row.node
-SET m.embedding = toFloatList(row.embedding), m.embedding_model = $model
+SET m.embedding = toFloatList(row.embedding), m.embedding_model = $p.model
 RETURN count(m) AS updated

@@ -6,11 +6,9 @@
 // Wanted memory types are filtered inside the vector index too, one search per type, so that a
 // rare type still gets its nearest memories; subject and strict session filters apply to what
 // the searches find (the caller fetches more when they are given).
-// params: search, one map (as in retrieval/expand, so that one plan serves every length of
-//         user id and query and every filter: the fields of a map are not part of the plan
-//         cache's key): user_id, branch, view_seq (or null), shadows, vector, vector_k,
-//         lucene (or null), text_k, memory_types (or null), subject_id (or null), session_id
-//         (or null: no strict session filter)
+// params: user_id, branch, view_seq (or null), shadows, vector, vector_k, lucene (or null),
+//         text_k, memory_types (or null), subject_id (or null), session_id (or null: no strict
+//         session filter)
 // returns: one row: candidates (list of {memory, vector_score (0..1 or null), text_score (or
 //          null)}; memory is a map without the embedding, timestamps as ISO strings, far cheaper
 //          for the driver to decode than temporal values) and feedback_weight (the user's, or
@@ -19,82 +17,82 @@
 CYPHER 25
 CALL () {
   CALL () {
-    WITH 1 AS unused WHERE $search.memory_types IS NULL
+    WITH 1 AS unused WHERE $p.memory_types IS NULL
     MATCH (m:Memory)
       SEARCH m IN (
         VECTOR INDEX memory_embedding
-        FOR $search.vector
-        WHERE m.user_id = $search.user_id AND m.branch = $search.branch AND m.is_active = true
-        LIMIT $search.vector_k
+        FOR $p.vector
+        WHERE m.user_id = $p.user_id AND m.branch = $p.branch AND m.is_active = true
+        LIMIT $p.vector_k
       ) SCORE AS score
     RETURN m, score
     UNION ALL
-    WITH 1 AS unused WHERE $search.memory_types IS NULL AND $search.view_seq IS NOT NULL
+    WITH 1 AS unused WHERE $p.memory_types IS NULL AND $p.view_seq IS NOT NULL
     MATCH (m:Memory)
       SEARCH m IN (
         VECTOR INDEX memory_embedding
-        FOR $search.vector
-        WHERE m.user_id = $search.user_id AND m.branch = 'main' AND m.is_active = true
-          AND m.created_seq <= $search.view_seq
-        LIMIT $search.vector_k + $search.shadows
+        FOR $p.vector
+        WHERE m.user_id = $p.user_id AND m.branch = 'main' AND m.is_active = true
+          AND m.created_seq <= $p.view_seq
+        LIMIT $p.vector_k + $p.shadows
       ) SCORE AS score
     WITH m, score
-    WHERE NOT EXISTS { (:Memory {memory_id: m.memory_id, branch: $search.branch}) }
+    WHERE NOT EXISTS { (:Memory {memory_id: m.memory_id, branch: $p.branch}) }
     RETURN m, score
     UNION ALL
-    UNWIND coalesce($search.memory_types, []) AS wanted
+    UNWIND coalesce($p.memory_types, []) AS wanted
     CALL (wanted) {
       MATCH (m:Memory)
         SEARCH m IN (
           VECTOR INDEX memory_embedding
-          FOR $search.vector
-          WHERE m.user_id = $search.user_id AND m.branch = $search.branch AND m.is_active = true
+          FOR $p.vector
+          WHERE m.user_id = $p.user_id AND m.branch = $p.branch AND m.is_active = true
             AND m.memory_type = wanted
-          LIMIT $search.vector_k
+          LIMIT $p.vector_k
         ) SCORE AS score
       RETURN m, score
       UNION ALL
-      WITH 1 AS unused WHERE $search.view_seq IS NOT NULL
+      WITH 1 AS unused WHERE $p.view_seq IS NOT NULL
       MATCH (m:Memory)
         SEARCH m IN (
           VECTOR INDEX memory_embedding
-          FOR $search.vector
-          WHERE m.user_id = $search.user_id AND m.branch = 'main' AND m.is_active = true
-            AND m.created_seq <= $search.view_seq AND m.memory_type = wanted
-          LIMIT $search.vector_k + $search.shadows
+          FOR $p.vector
+          WHERE m.user_id = $p.user_id AND m.branch = 'main' AND m.is_active = true
+            AND m.created_seq <= $p.view_seq AND m.memory_type = wanted
+          LIMIT $p.vector_k + $p.shadows
         ) SCORE AS score
       WITH m, score
-      WHERE NOT EXISTS { (:Memory {memory_id: m.memory_id, branch: $search.branch}) }
+      WHERE NOT EXISTS { (:Memory {memory_id: m.memory_id, branch: $p.branch}) }
       RETURN m, score
     }
     RETURN m, score
   }
-  WITH m, score ORDER BY score DESC LIMIT $search.vector_k
+  WITH m, score ORDER BY score DESC LIMIT $p.vector_k
   RETURN m, score AS vector_score, null AS text_score
   UNION ALL
-  UNWIND (CASE WHEN $search.lucene IS NULL THEN [] ELSE [$search.lucene] END) AS lucene
+  UNWIND (CASE WHEN $p.lucene IS NULL THEN [] ELSE [$p.lucene] END) AS lucene
   CALL db.index.fulltext.queryNodes(
-    'memory_content', lucene, {limit: $search.text_k + $search.shadows}
+    'memory_content', lucene, {limit: $p.text_k + $p.shadows}
   )
     YIELD node, score
   WITH node AS m, score
   // A memory stored without an embedding (embedding_model '') is for full-text search only.
-  WHERE m.user_id = $search.user_id AND m.is_active AND coalesce(m.embedding_model, '?') <> ''
-    AND (m.branch = $search.branch
-         OR m.branch = 'main' AND m.created_seq <= $search.view_seq
-            AND NOT EXISTS { (:Memory {memory_id: m.memory_id, branch: $search.branch}) })
-  WITH m, score ORDER BY score DESC LIMIT $search.text_k
+  WHERE m.user_id = $p.user_id AND m.is_active AND coalesce(m.embedding_model, '?') <> ''
+    AND (m.branch = $p.branch
+         OR m.branch = 'main' AND m.created_seq <= $p.view_seq
+            AND NOT EXISTS { (:Memory {memory_id: m.memory_id, branch: $p.branch}) })
+  WITH m, score ORDER BY score DESC LIMIT $p.text_k
   RETURN m, null AS vector_score, score AS text_score
 }
 WITH m, max(vector_score) AS vector_score, max(text_score) AS text_score
-WHERE ($search.memory_types IS NULL OR m.memory_type IN $search.memory_types)
-  AND ($search.subject_id IS NULL OR m.subject_id = $search.subject_id)
-  AND ($search.session_id IS NULL OR m.session_id = $search.session_id)
+WHERE ($p.memory_types IS NULL OR m.memory_type IN $p.memory_types)
+  AND ($p.subject_id IS NULL OR m.subject_id = $p.subject_id)
+  AND ($p.session_id IS NULL OR m.session_id = $p.session_id)
 WITH collect({
-  memory: m {.*, branch: $search.branch, embedding: null, created_at: toString(m.created_at),
+  memory: m {.*, branch: $p.branch, embedding: null, created_at: toString(m.created_at),
              updated_at: toString(m.updated_at), observed_at: toString(m.observed_at)},
   vector_score: vector_score,
   text_score: text_score
 }) AS candidates
-OPTIONAL MATCH (u:User {id: $search.user_id})
+OPTIONAL MATCH (u:User {id: $p.user_id})
 RETURN candidates, u.feedback_weight AS feedback_weight

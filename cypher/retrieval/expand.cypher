@@ -4,10 +4,7 @@
 // is not followed, nor is an entity that more than hub_limit links point at (it joins too
 // much to say anything); max_paths bounds the work. A copy-on-write branch (see scope.Scope)
 // walks its own nodes and main's it reads; paths through main's nodes it hides are dropped.
-// params: walk, one map (Neo4j caches a plan per top-level parameter types and sizes: a
-//         string's length and a list's size are part of the key, which would make a plan for
-//         each length of user id and number of entities; the fields of one map are not):
-//         user_id, branch, view_seq (or null), keys and compacts (entity keys, and the same
+// params: user_id, branch, view_seq (or null), keys and compacts (entity keys, and the same
 //         without spaces), seed_memories (memory ids),
 //         vector (the query's), residual (the query's without the seed names),
 //         hub_limit, max_memories, max_paths
@@ -22,33 +19,33 @@
 //          gateway" denies the payment gateway's memories to a question about Zhao Min)
 CYPHER 25
 CALL () {
-  MATCH (seed:Entity {user_id: $walk.user_id})
-  WHERE seed.key IN $walk.keys OR seed.compact IN $walk.compacts
+  MATCH (seed:Entity {user_id: $p.user_id})
+  WHERE seed.key IN $p.keys OR seed.compact IN $p.compacts
   RETURN seed, '' AS seed_memory, [] AS seed_nodes
   UNION
-  UNWIND $walk.seed_memories AS memory_id
+  UNWIND $p.seed_memories AS memory_id
   MATCH (m:Memory {memory_id: memory_id})-[r:MENTIONS]->(seed:Entity)
-  WHERE m.user_id = $walk.user_id AND (r.negated IS NULL OR NOT r.negated)
-    AND (m.branch = $walk.branch OR m.branch = 'main' AND m.created_seq <= $walk.view_seq)
+  WHERE m.user_id = $p.user_id AND (r.negated IS NULL OR NOT r.negated)
+    AND (m.branch = $p.branch OR m.branch = 'main' AND m.created_seq <= $p.view_seq)
   RETURN seed, memory_id AS seed_memory, [m] AS seed_nodes
 }
 WITH seed, seed_memory, seed_nodes
-WHERE COUNT { (seed)<-[:MENTIONS]-() } <= $walk.hub_limit
+WHERE COUNT { (seed)<-[:MENTIONS]-() } <= $p.hub_limit
 MATCH p = ANY SHORTEST (seed)
   ((from)-[link:MENTIONS|RELATES_TO WHERE link.negated IS NULL OR NOT link.negated]-(to WHERE
-     (to:Entity AND COUNT { (to)<-[:MENTIONS]-() } <= $walk.hub_limit)
-     OR (to:Memory AND to.user_id = $walk.user_id AND to.is_active
+     (to:Entity AND COUNT { (to)<-[:MENTIONS]-() } <= $p.hub_limit)
+     OR (to:Memory AND to.user_id = $p.user_id AND to.is_active
          AND to.memory_id <> seed_memory
          AND coalesce(to.embedding_model, '?') <> ''  // no embedding: full-text search only
-         AND (to.branch = $walk.branch
-              OR to.branch = 'main' AND to.created_seq <= $walk.view_seq)))
+         AND (to.branch = $p.branch
+              OR to.branch = 'main' AND to.created_seq <= $p.view_seq)))
   ){1,7}
   (found:Memory)
 WITH seed, seed_memory, seed_nodes, p, [node IN nodes(p) WHERE node:Memory] AS on_path
-WHERE size(on_path) <= $walk.max_memories
-  AND ($walk.view_seq IS NULL OR all(node IN on_path WHERE node.branch = $walk.branch
-       OR NOT EXISTS { (:Memory {memory_id: node.memory_id, branch: $walk.branch}) }))
-LIMIT $walk.max_paths
+WHERE size(on_path) <= $p.max_memories
+  AND ($p.view_seq IS NULL OR all(node IN on_path WHERE node.branch = $p.branch
+       OR NOT EXISTS { (:Memory {memory_id: node.memory_id, branch: $p.branch}) }))
+LIMIT $p.max_paths
 WITH collect({
        seed: seed.key,
        seed_memory: nullIf(seed_memory, ''),
@@ -60,10 +57,10 @@ CALL (nested) {
   UNWIND on_path AS m
   WITH DISTINCT m
   RETURN collect({
-    memory: m {.*, branch: $walk.branch, embedding: null, created_at: toString(m.created_at),
+    memory: m {.*, branch: $p.branch, embedding: null, created_at: toString(m.created_at),
                updated_at: toString(m.updated_at), observed_at: toString(m.observed_at)},
-    similarity: vector.similarity.cosine(m.embedding, toFloatList($walk.vector)),
-    residual: vector.similarity.cosine(m.embedding, toFloatList($walk.residual))
+    similarity: vector.similarity.cosine(m.embedding, toFloatList($p.vector)),
+    residual: vector.similarity.cosine(m.embedding, toFloatList($p.residual))
   }) AS memories
 }
 CALL () {
@@ -71,15 +68,15 @@ CALL () {
   // while denying nothing ("Maria leads the billing team"; "PG means orders-db"). Its own
   // entities are looked up again rather than carried from the walk: the walk's rows are
   // aggregated away above, and a question whose walk finds no path still has subjects.
-  OPTIONAL MATCH (named:Entity {user_id: $walk.user_id})
-  WHERE (named.key IN $walk.keys OR named.compact IN $walk.compacts)
-    AND COUNT { (named)<-[:MENTIONS]-() } <= $walk.hub_limit
+  OPTIONAL MATCH (named:Entity {user_id: $p.user_id})
+  WHERE (named.key IN $p.keys OR named.compact IN $p.compacts)
+    AND COUNT { (named)<-[:MENTIONS]-() } <= $p.hub_limit
   OPTIONAL MATCH (named)<-[:MENTIONS]-(plain:Memory)-[:MENTIONS]->(beside:Entity)
   WHERE plain.is_active AND NOT EXISTS { (plain)-[:MENTIONS {negated: true}]->() }
-    AND COUNT { (beside)<-[:MENTIONS]-() } <= $walk.hub_limit
-    AND (plain.branch = $walk.branch
-         OR plain.branch = 'main' AND plain.created_seq <= $walk.view_seq
-         AND NOT EXISTS { (:Memory {memory_id: plain.memory_id, branch: $walk.branch}) })
+    AND COUNT { (beside)<-[:MENTIONS]-() } <= $p.hub_limit
+    AND (plain.branch = $p.branch
+         OR plain.branch = 'main' AND plain.created_seq <= $p.view_seq
+         AND NOT EXISTS { (:Memory {memory_id: plain.memory_id, branch: $p.branch}) })
   WITH collect(DISTINCT named) + collect(DISTINCT beside) AS subjects
   UNWIND subjects AS subject
   WITH DISTINCT subjects, subject
@@ -88,16 +85,16 @@ CALL () {
   MATCH (subject)<-[said:MENTIONS]-(denier:Memory)-[other:MENTIONS]->(denied:Entity)
   WHERE coalesce(said.negated, false) <> coalesce(other.negated, false)
     AND NOT denied IN subjects
-    AND COUNT { (denied)<-[:MENTIONS]-() } <= $walk.hub_limit
+    AND COUNT { (denied)<-[:MENTIONS]-() } <= $p.hub_limit
     AND denier.is_active
-    AND (denier.branch = $walk.branch
-         OR denier.branch = 'main' AND denier.created_seq <= $walk.view_seq
-         AND NOT EXISTS { (:Memory {memory_id: denier.memory_id, branch: $walk.branch}) })
+    AND (denier.branch = $p.branch
+         OR denier.branch = 'main' AND denier.created_seq <= $p.view_seq
+         AND NOT EXISTS { (:Memory {memory_id: denier.memory_id, branch: $p.branch}) })
   OPTIONAL MATCH (denied)<-[about:MENTIONS WHERE about.negated IS NULL OR NOT about.negated]-
                  (m:Memory)
   WHERE m.is_active AND m <> denier
-    AND (m.branch = $walk.branch OR m.branch = 'main' AND m.created_seq <= $walk.view_seq
-         AND NOT EXISTS { (:Memory {memory_id: m.memory_id, branch: $walk.branch}) })
+    AND (m.branch = $p.branch OR m.branch = 'main' AND m.created_seq <= $p.view_seq
+         AND NOT EXISTS { (:Memory {memory_id: m.memory_id, branch: $p.branch}) })
   RETURN collect(DISTINCT m.memory_id) AS denied
 }
 RETURN paths, memories, denied

@@ -1,5 +1,5 @@
 // Lexical search with exact pre-filters, all ANDed; sessions are strict (unscoped excluded).
-// A copy-on-write branch (see scope.Scope) also reads main's nodes created up to $view_seq
+// A copy-on-write branch (see scope.Scope) also reads main's nodes created up to $p.view_seq
 // that it has no node of its own for (the Lucene query takes them too).
 // Metadata compares with Cypher equality, so 2 = 2.0 and "2" <> 2.
 // params: lucene, fetch, user_id, branch, view_seq (or null), subject_id, memory_types,
@@ -7,26 +7,26 @@
 // returns: raw_hits (hits the index gave), lowest (their lowest score),
 //          page (list of {memory, score}, score descending then memory_id ascending;
 //          timestamps as ISO strings, cheaper to decode)
-CALL db.index.fulltext.queryNodes('memory_content', $lucene, {limit: $fetch})
+CALL db.index.fulltext.queryNodes('memory_content', $p.lucene, {limit: $p.fetch})
   YIELD node, score
 WITH collect({m: node, score: score}) AS hits
 WITH size(hits) AS raw_hits, hits[-1].score AS lowest,
-     [hit IN hits WHERE hit.m.user_id = $user_id AND hit.m.is_active
-        AND (hit.m.branch = $branch
-             OR hit.m.branch = 'main' AND hit.m.created_seq <= $view_seq
-                AND NOT EXISTS { (:Memory {memory_id: hit.m.memory_id, branch: $branch}) })
-        AND ($subject_id IS NULL OR hit.m.subject_id = $subject_id)
-        AND ($memory_types IS NULL OR hit.m.memory_type IN $memory_types)
-        AND ($session_id IS NULL OR hit.m.session_id = $session_id)
-        AND ($trust_tier IS NULL OR hit.m.trust_tier = $trust_tier)
-        AND all(key IN keys($metadata) WHERE hit.m[key] = $metadata[key])] AS kept
+     [hit IN hits WHERE hit.m.user_id = $p.user_id AND hit.m.is_active
+        AND (hit.m.branch = $p.branch
+             OR hit.m.branch = 'main' AND hit.m.created_seq <= $p.view_seq
+                AND NOT EXISTS { (:Memory {memory_id: hit.m.memory_id, branch: $p.branch}) })
+        AND ($p.subject_id IS NULL OR hit.m.subject_id = $p.subject_id)
+        AND ($p.memory_types IS NULL OR hit.m.memory_type IN $p.memory_types)
+        AND ($p.session_id IS NULL OR hit.m.session_id = $p.session_id)
+        AND ($p.trust_tier IS NULL OR hit.m.trust_tier = $p.trust_tier)
+        AND all(key IN keys($p.metadata) WHERE hit.m[key] = $p.metadata[key])] AS kept
 CALL (kept) {
   UNWIND kept AS hit
   WITH hit.m AS m, hit.score AS score
   ORDER BY score DESC, m.memory_id ASC
-  LIMIT $limit
+  LIMIT $p.limit
   RETURN collect({
-    memory: m {.*, branch: $branch, embedding: null, created_at: toString(m.created_at),
+    memory: m {.*, branch: $p.branch, embedding: null, created_at: toString(m.created_at),
                updated_at: toString(m.updated_at), observed_at: toString(m.observed_at)},
     score: score
   }) AS page

@@ -9,28 +9,28 @@ CALL () {
   MATCH (m:Memory)
     SEARCH m IN (
       VECTOR INDEX memory_embedding
-      FOR $vector
-      WHERE m.user_id = $user_id AND m.branch = $branch AND m.is_active = true
-      LIMIT $k
+      FOR $p.vector
+      WHERE m.user_id = $p.user_id AND m.branch = $p.branch AND m.is_active = true
+      LIMIT $p.k
     ) SCORE AS score
   RETURN m, score
   UNION ALL
-  WITH 1 AS unused WHERE $view_seq IS NOT NULL
+  WITH 1 AS unused WHERE $p.view_seq IS NOT NULL
   MATCH (m:Memory)
     SEARCH m IN (
       VECTOR INDEX memory_embedding
-      FOR $vector
-      WHERE m.user_id = $user_id AND m.branch = 'main' AND m.is_active = true
-        AND m.created_seq <= $view_seq
-      LIMIT $k + $shadows
+      FOR $p.vector
+      WHERE m.user_id = $p.user_id AND m.branch = 'main' AND m.is_active = true
+        AND m.created_seq <= $p.view_seq
+      LIMIT $p.k + $p.shadows
     ) SCORE AS score
   WITH m, score
-  WHERE NOT EXISTS { (:Memory {memory_id: m.memory_id, branch: $branch}) }
+  WHERE NOT EXISTS { (:Memory {memory_id: m.memory_id, branch: $p.branch}) }
   RETURN m, score
 }
 WITH m, score
-WHERE ($subject_id IS NULL OR m.subject_id = $subject_id)
-  AND ($session_id IS NULL OR m.session_id = $session_id)
+WHERE ($p.subject_id IS NULL OR m.subject_id = $p.subject_id)
+  AND ($p.session_id IS NULL OR m.session_id = $p.session_id)
 RETURN m.memory_id AS memory_id, m.session_id AS session_id, score
 ORDER BY score DESC
-LIMIT $k
+LIMIT $p.k

@@ -10,7 +10,7 @@ CREATE VECTOR INDEX memory_embedding IF NOT EXISTS
 FOR (m:Memory) ON m.embedding
 WITH [m.user_id, m.branch, m.is_active, m.created_seq, m.memory_type]
 OPTIONS {indexConfig: {
-  `vector.dimensions`: $dimensions,
+  `vector.dimensions`: $p.dimensions,
   `vector.similarity_function`: 'cosine',
   `vector.default_search_expansion_factor`: 10.0
 }}

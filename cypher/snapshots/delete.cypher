@@ -1,6 +1,6 @@
 // Deletes one snapshot of a user.
 // params: user_id, name
 // returns: deleted (count)
-MATCH (s:Snapshot {user_id: $user_id, name: $name})
+MATCH (s:Snapshot {user_id: $p.user_id, name: $p.name})
 DELETE s
 RETURN count(*) AS deleted

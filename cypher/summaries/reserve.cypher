@@ -1,5 +1,5 @@
 // Reserves a summary of a session of a user's branch as a new task, when the session has
-// memories to summarise and, for a lightweight summary, fewer than $max_lightweight lightweight
+// memories to summarise and, for a lightweight summary, fewer than $p.max_lightweight lightweight
 // summaries stored or in progress. The SET on the session takes its lock first, so concurrent
 // requests for one session count each other's tasks. A branch reads its own memories and
 // main's it has no node of (see scope.Scope).
@@ -7,33 +7,33 @@
 //         params (JSON text), holder (the claiming instance, or null), lease_s
 // returns: sources (memories to summarise), lightweight (stored or in progress), accepted
 //          (no row when the user has no such session)
-MATCH (s:Session {user_id: $user_id, id: $session_id})
+MATCH (s:Session {user_id: $p.user_id, id: $p.session_id})
 SET s.summary_requests = coalesce(s.summary_requests, 0) + 1
 WITH s
 CALL (s) {
   MATCH (m:Memory)-[:IN_SESSION]->(s)
   WHERE m.is_active
-    AND (m.branch = $branch
-         OR m.branch = 'main' AND m.created_seq <= $view_seq
-            AND NOT EXISTS { (:Memory {memory_id: m.memory_id, branch: $branch}) })
+    AND (m.branch = $p.branch
+         OR m.branch = 'main' AND m.created_seq <= $p.view_seq
+            AND NOT EXISTS { (:Memory {memory_id: m.memory_id, branch: $p.branch}) })
   RETURN count(CASE WHEN m.memory_type <> 'episodic' THEN 1 END) AS sources,
          count(CASE WHEN m.meta_summary = 'lightweight' THEN 1 END) AS stored
 }
 CALL () {
-  MATCH (t:Task {user_id: $user_id, session_id: $session_id})
-  WHERE t.status = 'processing' AND t.mode = 'lightweight' AND t.branch = $branch
+  MATCH (t:Task {user_id: $p.user_id, session_id: $p.session_id})
+  WHERE t.status = 'processing' AND t.mode = 'lightweight' AND t.branch = $p.branch
   RETURN count(t) AS pending
 }
 WITH sources, stored + pending AS lightweight
 WITH sources, lightweight,
-     sources > 0 AND ($mode <> 'lightweight' OR lightweight < $max_lightweight) AS accepted
+     sources > 0 AND ($p.mode <> 'lightweight' OR lightweight < $p.max_lightweight) AS accepted
 CALL (accepted) {
   WITH accepted WHERE accepted
-  CREATE (:Task {task_id: $task_id, user_id: $user_id, kind: 'summary', status: 'processing',
-                 branch: $branch, session_id: $session_id, mode: $mode, params: $params,
-                 claimed_by: $holder, attempts: CASE WHEN $holder IS NULL THEN 0 ELSE 1 END,
-                 lease_until: CASE WHEN $holder IS NULL THEN null
-                                   ELSE datetime() + duration({seconds: $lease_s}) END,
+  CREATE (:Task {task_id: $p.task_id, user_id: $p.user_id, kind: 'summary', status: 'processing',
+                 branch: $p.branch, session_id: $p.session_id, mode: $p.mode, params: $p.params,
+                 claimed_by: $p.holder, attempts: CASE WHEN $p.holder IS NULL THEN 0 ELSE 1 END,
+                 lease_until: CASE WHEN $p.holder IS NULL THEN null
+                                   ELSE datetime() + duration({seconds: $p.lease_s}) END,
                  created_at: datetime(), updated_at: datetime()})
 }
 RETURN sources, lightweight, accepted

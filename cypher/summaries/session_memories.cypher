@@ -2,11 +2,11 @@
 // summaries themselves; the branch's own and main's it reads: see scope.Scope), oldest first.
 // params: user_id, branch, view_seq (or null), session_id, limit
 // returns: memory_id, memory_type, content
-MATCH (m:Memory)-[:IN_SESSION]->(:Session {user_id: $user_id, id: $session_id})
+MATCH (m:Memory)-[:IN_SESSION]->(:Session {user_id: $p.user_id, id: $p.session_id})
 WHERE m.is_active AND m.memory_type <> 'episodic'
-  AND (m.branch = $branch
-       OR m.branch = 'main' AND m.created_seq <= $view_seq
-          AND NOT EXISTS { (:Memory {memory_id: m.memory_id, branch: $branch}) })
+  AND (m.branch = $p.branch
+       OR m.branch = 'main' AND m.created_seq <= $p.view_seq
+          AND NOT EXISTS { (:Memory {memory_id: m.memory_id, branch: $p.branch}) })
 RETURN m.memory_id AS memory_id, m.memory_type AS memory_type, m.content AS content
 ORDER BY m.created_at, m.memory_id
-LIMIT $limit
+LIMIT $p.limit

@@ -1,6 +1,6 @@
 // One task of a user.
 // params: user_id, task_id
 // returns: task (map)
-MATCH (t:Task {task_id: $task_id})
-WHERE t.user_id = $user_id
+MATCH (t:Task {task_id: $p.task_id})
+WHERE t.user_id = $p.user_id
 RETURN t {.*} AS task

@@ -5,16 +5,16 @@
 // params: user_id, seq (the file's), settings (map: active_branch, feedback_weight,
 //         tuning_source, tuned_at, tuned_signals, feedback_signals; null removes)
 // returns: fresh (true when the user held no memory node)
-MERGE (u:User {id: $user_id})
+MERGE (u:User {id: $p.user_id})
 ON CREATE SET u.active = true, u.created_at = datetime(), u.active_branch = 'main', u.seq = 0
 WITH u,
-     NOT EXISTS { MATCH (:Memory {user_id: $user_id}) }
+     NOT EXISTS { MATCH (:Memory {user_id: $p.user_id}) }
      // `branch` and `created_seq IS NOT NULL`: found through the (user_id, branch, created_seq)
      // index
      AND NOT EXISTS {
-       MATCH (v:MemoryVersion {user_id: $user_id})
+       MATCH (v:MemoryVersion {user_id: $p.user_id})
        WHERE v.branch IS NOT NULL AND v.created_seq IS NOT NULL
      } AS fresh
-SET u.seq = CASE WHEN coalesce(u.seq, 0) < $seq THEN $seq ELSE u.seq END
-FOREACH (_ IN CASE WHEN fresh THEN [1] ELSE [] END | SET u += $settings)
+SET u.seq = CASE WHEN coalesce(u.seq, 0) < $p.seq THEN $p.seq ELSE u.seq END
+FOREACH (_ IN CASE WHEN fresh THEN [1] ELSE [] END | SET u += $p.settings)
 RETURN fresh

@@ -7,25 +7,25 @@
 // returns: memory_ids, feedback_ids (the ids to replace)
 CYPHER 25
 CALL () {
-  UNWIND $memory_ids AS pair
+  UNWIND $p.memory_ids AS pair
   WITH pair
   WHERE EXISTS {
           MATCH (m:Memory {memory_id: pair.id})
-          WHERE m.branch IS NOT NULL AND m.user_id <> $user_id
+          WHERE m.branch IS NOT NULL AND m.user_id <> $p.user_id
         }
-     OR EXISTS { MATCH (v:MemoryVersion {memory_id: pair.id}) WHERE v.user_id <> $user_id }
+     OR EXISTS { MATCH (v:MemoryVersion {memory_id: pair.id}) WHERE v.user_id <> $p.user_id }
      OR EXISTS {
           MATCH (m:Memory {memory_id: pair.derived})
-          WHERE m.branch IS NOT NULL AND m.user_id = $user_id
+          WHERE m.branch IS NOT NULL AND m.user_id = $p.user_id
         }
-     OR EXISTS { MATCH (v:MemoryVersion {memory_id: pair.derived}) WHERE v.user_id = $user_id }
+     OR EXISTS { MATCH (v:MemoryVersion {memory_id: pair.derived}) WHERE v.user_id = $p.user_id }
   RETURN collect(pair.id) AS memory_ids
 }
 CALL () {
-  UNWIND $feedback_ids AS pair
+  UNWIND $p.feedback_ids AS pair
   WITH pair
-  WHERE EXISTS { MATCH (f:Feedback {feedback_id: pair.id}) WHERE f.user_id <> $user_id }
-     OR EXISTS { MATCH (f:Feedback {feedback_id: pair.derived}) WHERE f.user_id = $user_id }
+  WHERE EXISTS { MATCH (f:Feedback {feedback_id: pair.id}) WHERE f.user_id <> $p.user_id }
+     OR EXISTS { MATCH (f:Feedback {feedback_id: pair.derived}) WHERE f.user_id = $p.user_id }
   RETURN collect(pair.id) AS feedback_ids
 }
 RETURN memory_ids, feedback_ids

@@ -7,36 +7,36 @@
 // returns: nodes, snapshots, branches (counts of the user's that the file lacks)
 CYPHER 25
 CALL () {
-  MATCH (m:Memory {user_id: $user_id})
+  MATCH (m:Memory {user_id: $p.user_id})
   RETURN count(m) AS current
 }
 CALL () {
-  MATCH (v:MemoryVersion {user_id: $user_id})
+  MATCH (v:MemoryVersion {user_id: $p.user_id})
   WHERE v.branch IS NOT NULL AND v.created_seq IS NOT NULL
   RETURN count(v) AS past
 }
 CALL () {
-  UNWIND $nodes AS key
+  UNWIND $p.nodes AS key
   CALL (key) {
     OPTIONAL MATCH (current:Memory {memory_id: key.memory_id, branch: key.branch})
-    WHERE current.user_id = $user_id AND current.created_seq = key.created_seq
+    WHERE current.user_id = $p.user_id AND current.created_seq = key.created_seq
     OPTIONAL MATCH (past:MemoryVersion {memory_id: key.memory_id})
-    WHERE past.user_id = $user_id AND past.branch = key.branch
+    WHERE past.user_id = $p.user_id AND past.branch = key.branch
       AND past.created_seq = key.created_seq
     RETURN count(current) + count(past) AS found
   }
   RETURN sum(found) AS held
 }
 CALL () {
-  MATCH (s:Snapshot {user_id: $user_id})
+  MATCH (s:Snapshot {user_id: $p.user_id})
   WHERE s.name IS NOT NULL
-    AND NOT any(x IN $snapshots WHERE x.name = s.name AND x.branch = s.branch AND x.seq = s.seq)
+    AND NOT any(x IN $p.snapshots WHERE x.name = s.name AND x.branch = s.branch AND x.seq = s.seq)
   RETURN count(s) AS snapshots
 }
 CALL () {
-  MATCH (b:Branch {user_id: $user_id})
+  MATCH (b:Branch {user_id: $p.user_id})
   WHERE b.name IS NOT NULL
-    AND NOT any(x IN $branches WHERE x.name = b.name AND x.base_seq = b.base_seq)
+    AND NOT any(x IN $p.branches WHERE x.name = b.name AND x.base_seq = b.base_seq)
   RETURN count(b) AS branches
 }
 RETURN current + past - held AS nodes, snapshots, branches

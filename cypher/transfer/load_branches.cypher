@@ -3,12 +3,12 @@
 // params: user_id, branches (list of {name, base_seq, view_seq, props})
 // returns: created, skipped (counts)
 CYPHER 25
-UNWIND $branches AS branch
-OPTIONAL MATCH (found:Branch {user_id: $user_id, name: branch.name})
+UNWIND $p.branches AS branch
+OPTIONAL MATCH (found:Branch {user_id: $p.user_id, name: branch.name})
 CALL (branch, found) {
   WHEN found IS NULL THEN {
     CREATE (b:Branch)
-    SET b = branch.props, b.user_id = $user_id, b.name = branch.name,
+    SET b = branch.props, b.user_id = $p.user_id, b.name = branch.name,
         b.base_seq = branch.base_seq, b.view_seq = branch.view_seq
     RETURN 1 AS created
   }

@@ -3,12 +3,12 @@
 // params: user_id, changes (list of {seq, props})
 // returns: created, skipped (counts)
 CYPHER 25
-UNWIND $changes AS change
-OPTIONAL MATCH (found:Change {user_id: $user_id, seq: change.seq})
+UNWIND $p.changes AS change
+OPTIONAL MATCH (found:Change {user_id: $p.user_id, seq: change.seq})
 CALL (change, found) {
   WHEN found IS NULL THEN {
     CREATE (c:Change)
-    SET c = change.props, c.user_id = $user_id, c.seq = change.seq
+    SET c = change.props, c.user_id = $p.user_id, c.seq = change.seq
     RETURN 1 AS created
   }
   ELSE {

@@ -3,12 +3,12 @@
 // params: user_id, entities (list of {key, props})
 // returns: created, skipped (counts)
 CYPHER 25
-UNWIND $entities AS entity
-OPTIONAL MATCH (found:Entity {user_id: $user_id, key: entity.key})
+UNWIND $p.entities AS entity
+OPTIONAL MATCH (found:Entity {user_id: $p.user_id, key: entity.key})
 CALL (entity, found) {
   WHEN found IS NULL THEN {
     CREATE (e:Entity)
-    SET e = entity.props, e.user_id = $user_id, e.key = entity.key
+    SET e = entity.props, e.user_id = $p.user_id, e.key = entity.key
     RETURN 1 AS created
   }
   ELSE {

@@ -3,13 +3,13 @@
 // params: user_id, feedback (list of {feedback_id, props})
 // returns: created, skipped (counts)
 CYPHER 25
-UNWIND $feedback AS record
+UNWIND $p.feedback AS record
 OPTIONAL MATCH (found:Feedback {feedback_id: record.feedback_id})
-WHERE found.user_id = $user_id
+WHERE found.user_id = $p.user_id
 CALL (record, found) {
   WHEN found IS NULL THEN {
     CREATE (f:Feedback)
-    SET f = record.props, f.user_id = $user_id, f.feedback_id = record.feedback_id
+    SET f = record.props, f.user_id = $p.user_id, f.feedback_id = record.feedback_id
     RETURN 1 AS created
   }
   ELSE {

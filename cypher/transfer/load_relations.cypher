@@ -3,9 +3,9 @@
 // params: user_id, relations (list of {type, source, target, props})
 // returns: created, skipped (counts)
 CYPHER 25
-UNWIND $relations AS relation
-MATCH (a:Entity {user_id: $user_id, key: relation.source})
-MATCH (b:Entity {user_id: $user_id, key: relation.target})
+UNWIND $p.relations AS relation
+MATCH (a:Entity {user_id: $p.user_id, key: relation.source})
+MATCH (b:Entity {user_id: $p.user_id, key: relation.target})
 CALL (a, b, relation) {
   WHEN EXISTS {
     MATCH (a)-[r]->(b) WHERE type(r) = relation.type AND properties(r) = relation.props

@@ -2,12 +2,12 @@
 // params: user_id, sessions (list of {id, props})
 // returns: created, skipped (counts)
 CYPHER 25
-UNWIND $sessions AS session
-OPTIONAL MATCH (found:Session {user_id: $user_id, id: session.id})
+UNWIND $p.sessions AS session
+OPTIONAL MATCH (found:Session {user_id: $p.user_id, id: session.id})
 CALL (session, found) {
   WHEN found IS NULL THEN {
     CREATE (s:Session)
-    SET s = session.props, s.user_id = $user_id, s.id = session.id
+    SET s = session.props, s.user_id = $p.user_id, s.id = session.id
     RETURN 1 AS created
   }
   ELSE {

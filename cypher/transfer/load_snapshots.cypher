@@ -3,12 +3,12 @@
 // params: user_id, snapshots (list of {name, branch, seq, props})
 // returns: created, skipped (counts)
 CYPHER 25
-UNWIND $snapshots AS snapshot
-OPTIONAL MATCH (found:Snapshot {user_id: $user_id, name: snapshot.name})
+UNWIND $p.snapshots AS snapshot
+OPTIONAL MATCH (found:Snapshot {user_id: $p.user_id, name: snapshot.name})
 CALL (snapshot, found) {
   WHEN found IS NULL THEN {
     CREATE (s:Snapshot)
-    SET s = snapshot.props, s.user_id = $user_id, s.name = snapshot.name,
+    SET s = snapshot.props, s.user_id = $p.user_id, s.name = snapshot.name,
         s.branch = snapshot.branch, s.seq = snapshot.seq
     RETURN 1 AS created
   }

@@ -1,11 +1,11 @@
-// Deletes up to $batch change records older than $before that no node of their user was
+// Deletes up to $p.batch change records older than $p.before that no node of their user was
 // created by any more (garbage collection took those versions, so no history shows them). A
 // change writes its nodes on its own branch: each check is a seek in the indexes on
 // (user_id, branch, created_seq).
 // params: before (datetime), batch
 // returns: deleted (count)
 MATCH (c:Change)
-WHERE c.at < $before
+WHERE c.at < $p.before
   AND NOT EXISTS {
     MATCH (m:Memory {user_id: c.user_id, branch: c.branch})
     WHERE m.created_seq = c.seq
@@ -14,6 +14,6 @@ WHERE c.at < $before
     MATCH (v:MemoryVersion {user_id: c.user_id, branch: c.branch})
     WHERE v.created_seq = c.seq
   }
-WITH c LIMIT $batch
+WITH c LIMIT $p.batch
 DELETE c
 RETURN count(*) AS deleted

@@ -1,4 +1,4 @@
-// Deletes up to $batch past versions that no snapshot of their user and branch can see
+// Deletes up to $p.batch past versions that no snapshot of their user and branch can see
 // (no snapshot seq in [created_seq, ended_seq)), that are not what their branch held at its
 // fork (a merge compares a memory with it to tell whether the branch changed it), and that no
 // other memory's node links to (a link is part of its source's history; once that source is
@@ -17,6 +17,6 @@ AND NOT EXISTS {
   WHERE b.base_seq >= v.created_seq AND b.base_seq < v.ended_seq
 }
 AND NOT EXISTS { (:Memory|MemoryVersion)-->(v) }
-WITH v LIMIT $batch
+WITH v LIMIT $p.batch
 DETACH DELETE v
 RETURN count(*) AS deleted

@@ -1,33 +1,33 @@
-// Copies memories of $from_branch as they were at $seq into $to_branch, as current nodes of
-// change $change_seq, each with copies of the links it owned (every outgoing relationship, and
+// Copies memories of $p.from_branch as they were at $p.seq into $p.to_branch, as current nodes of
+// change $p.change_seq, each with copies of the links it owned (every outgoing relationship, and
 // inbound ones from nodes that are not memories); versions/relink then points links between
-// memories at the copies. Copies every memory alive at $seq, active or not, or with $past_only
-// those whose node alive at $seq has ended since (a copy-on-write fork of a snapshot of main
-// reads the rest through main), or only those named in $memory_ids.
+// memories at the copies. Copies every memory alive at $p.seq, active or not, or with $p.past_only
+// those whose node alive at $p.seq has ended since (a copy-on-write fork of a snapshot of main
+// reads the rest through main), or only those named in $p.memory_ids.
 // params: user_id, from_branch, to_branch, seq, change_seq, change_seq_text (as the full-text
 //         index holds it), past_only (boolean), memory_ids (list or null)
 // returns: copied, active (counts)
 CYPHER 25
 CALL () {
-  WITH 1 AS unused WHERE $memory_ids IS NULL AND NOT $past_only
-  MATCH (m:Memory {user_id: $user_id, branch: $from_branch})
-  WHERE m.created_seq <= $seq
+  WITH 1 AS unused WHERE $p.memory_ids IS NULL AND NOT $p.past_only
+  MATCH (m:Memory {user_id: $p.user_id, branch: $p.from_branch})
+  WHERE m.created_seq <= $p.seq
   RETURN m
   UNION ALL
-  WITH 1 AS unused WHERE $memory_ids IS NULL
-  MATCH (m:MemoryVersion {user_id: $user_id, branch: $from_branch})
-  WHERE m.ended_seq > $seq AND m.created_seq <= $seq
+  WITH 1 AS unused WHERE $p.memory_ids IS NULL
+  MATCH (m:MemoryVersion {user_id: $p.user_id, branch: $p.from_branch})
+  WHERE m.ended_seq > $p.seq AND m.created_seq <= $p.seq
   RETURN m
   UNION ALL
-  UNWIND coalesce($memory_ids, []) AS memory_id
-  MATCH (m:Memory {memory_id: memory_id, branch: $from_branch})
-  WHERE m.user_id = $user_id
+  UNWIND coalesce($p.memory_ids, []) AS memory_id
+  MATCH (m:Memory {memory_id: memory_id, branch: $p.from_branch})
+  WHERE m.user_id = $p.user_id
   RETURN m
 }
 // One map, so the copy never holds the source's branch (the identity constraint is eager).
 CREATE (copy:Memory)
-SET copy = m {.*, branch: $to_branch, created_seq: $change_seq,
-                created_seq_text: $change_seq_text, ended_seq: null}
+SET copy = m {.*, branch: $p.to_branch, created_seq: $p.change_seq,
+                created_seq_text: $p.change_seq_text, ended_seq: null}
 WITH m, copy
 CALL (m, copy) {
   MATCH (m)-[r]->(target)

@@ -1,4 +1,4 @@
-// Creates current memory nodes at change $seq, linked to their sessions and with their first
+// Creates current memory nodes at change $p.seq, linked to their sessions and with their first
 // links to other nodes (such as the entities they mention). Callers have already set
 // duplicates aside (see memories/active_duplicates).
 // params: seq, seq_text (seq as the full-text index holds it), memories (list of
@@ -8,10 +8,10 @@
 //         links a list of {type, target_node (element id), props} from the memory)
 // returns: memory (map without embedding, timestamps as ISO strings), in input order
 CYPHER 25
-UNWIND $memories AS row
+UNWIND $p.memories AS row
 CREATE (m:Memory)
-SET m = row.props, m.embedding = toFloatList(row.embedding), m.created_seq = $seq,
-    m.created_seq_text = $seq_text,
+SET m = row.props, m.embedding = toFloatList(row.embedding), m.created_seq = $p.seq,
+    m.created_seq_text = $p.seq_text,
     m.created_at = datetime(), m.updated_at = datetime()
 WITH m, row
 CALL (m) {

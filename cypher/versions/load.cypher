@@ -8,13 +8,13 @@
 // returns: memory_id, branch, created_seq, node (element id), created (false: held already),
 //          in input order
 CYPHER 25
-UNWIND $nodes AS row
+UNWIND $p.nodes AS row
 WITH row, row.props AS props
 CALL (props) {
   OPTIONAL MATCH (current:Memory {memory_id: props.memory_id, branch: props.branch})
-  WHERE current.user_id = $user_id AND current.created_seq = props.created_seq
+  WHERE current.user_id = $p.user_id AND current.created_seq = props.created_seq
   OPTIONAL MATCH (past:MemoryVersion {memory_id: props.memory_id})
-  WHERE past.user_id = $user_id AND past.branch = props.branch
+  WHERE past.user_id = $p.user_id AND past.branch = props.branch
     AND past.created_seq = props.created_seq
   RETURN coalesce(current, past) AS found
   LIMIT 1
@@ -22,7 +22,7 @@ CALL (props) {
 CALL (row, props, found) {
   WHEN found IS NULL THEN {
     CREATE (m:$(row.label))
-    SET m = props, m.user_id = $user_id, m.embedding = toFloatList(row.embedding)
+    SET m = props, m.user_id = $p.user_id, m.embedding = toFloatList(row.embedding)
     RETURN m, true AS created
   }
   ELSE {

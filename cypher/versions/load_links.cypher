@@ -8,7 +8,7 @@
 //         feedback (feedback_id or null), props (map)})
 // returns: linked (count)
 CYPHER 25
-UNWIND $links AS link
+UNWIND $p.links AS link
 MATCH (m) WHERE elementId(m) = link.node
 CALL (link) {
   WHEN link.memory IS NOT NULL THEN {
@@ -16,16 +16,16 @@ CALL (link) {
     RETURN other
   }
   WHEN link.entity IS NOT NULL THEN {
-    MATCH (other:Entity {user_id: $user_id, key: link.entity})
+    MATCH (other:Entity {user_id: $p.user_id, key: link.entity})
     RETURN other
   }
   WHEN link.session IS NOT NULL THEN {
-    MATCH (other:Session {user_id: $user_id, id: link.session})
+    MATCH (other:Session {user_id: $p.user_id, id: link.session})
     RETURN other
   }
   ELSE {
     MATCH (other:Feedback {feedback_id: link.feedback})
-    WHERE other.user_id = $user_id
+    WHERE other.user_id = $p.user_id
     RETURN other
   }
 }

@@ -4,25 +4,25 @@
 // node with its links, exactly what a full copy at the fork would hold (it keeps the node's
 // seqs, so the branch's snapshots and diffs see it as unchanged since the fork). Links of the
 // branch's current nodes to main's node move to the copy; links of the copy to memories the
-// branch has nodes of point at those. Writing a branch ($branch not main): the named memories
+// branch has nodes of point at those. Writing a branch ($p.branch not main): the named memories
 // it reads through main; their count adds to its `shadows` (main nodes its own nodes may hide).
 // Writing main: for each branch reading main, the named memories (or, for a rollback, those
-// created after $created_after) whose node it reads.
+// created after $p.created_after) whose node it reads.
 // params: user_id, branch, memory_ids (list, or null with created_after), created_after
 // returns: copied (count)
 CYPHER 25
-MATCH (b:Branch {user_id: $user_id})
-WHERE b.name IS NOT NULL AND b.view_seq IS NOT NULL AND ($branch = 'main' OR b.name = $branch)
+MATCH (b:Branch {user_id: $p.user_id})
+WHERE b.name IS NOT NULL AND b.view_seq IS NOT NULL AND ($p.branch = 'main' OR b.name = $p.branch)
 CALL (b) {
-  WHEN $memory_ids IS NOT NULL THEN {
-    UNWIND $memory_ids AS memory_id
+  WHEN $p.memory_ids IS NOT NULL THEN {
+    UNWIND $p.memory_ids AS memory_id
     MATCH (n:Memory {memory_id: memory_id, branch: 'main'})
-    WHERE n.user_id = $user_id AND n.created_seq <= b.view_seq
+    WHERE n.user_id = $p.user_id AND n.created_seq <= b.view_seq
     RETURN n
   }
   ELSE {
-    MATCH (n:Memory {user_id: $user_id, branch: 'main'})
-    WHERE n.created_seq > $created_after AND n.created_seq <= b.view_seq
+    MATCH (n:Memory {user_id: $p.user_id, branch: 'main'})
+    WHERE n.created_seq > $p.created_after AND n.created_seq <= b.view_seq
     RETURN n
   }
 }
@@ -55,7 +55,7 @@ CALL (b, n, copy) {
 }
 WITH b, count(copy) AS copied
 CALL (b, copied) {
-  WITH b, copied WHERE b.name = $branch AND copied > 0
+  WITH b, copied WHERE b.name = $p.branch AND copied > 0
   SET b.shadows = coalesce(b.shadows, 0) + copied
 }
 RETURN sum(copied) AS copied

@@ -1,5 +1,5 @@
 // Opens a change for a user: increments their sequence number (creating the user on first
-// write) and any counters of theirs the change brings ($counts, e.g. feedback signals), and
+// write) and any counters of theirs the change brings ($p.counts, e.g. feedback signals), and
 // records the change with what it does and why (a memory's history reads it). Writing
 // the user node first also serialises the user's concurrent changes. Every write of the user
 // node within a change happens here: a second write in a later statement of the same
@@ -9,10 +9,10 @@
 //         counter name to increment)
 // returns: seq
 CYPHER 25
-OPTIONAL MATCH (found:User {id: $user_id})
+OPTIONAL MATCH (found:User {id: $p.user_id})
 CALL (found) {
   WITH found WHERE found IS NULL
-  MERGE (u:User {id: $user_id})
+  MERGE (u:User {id: $p.user_id})
   ON CREATE SET u.active = true, u.created_at = datetime(), u.active_branch = 'main', u.seq = 0
   RETURN u
   UNION
@@ -20,7 +20,7 @@ CALL (found) {
   RETURN found AS u
 }
 SET u.seq = coalesce(u.seq, 0) + 1
-FOREACH (name IN keys($counts) | SET u[name] = coalesce(u[name], 0) + $counts[name])
-CREATE (:Change {user_id: $user_id, seq: u.seq, branch: $branch, kind: $kind, reason: $reason,
+FOREACH (name IN keys($p.counts) | SET u[name] = coalesce(u[name], 0) + $p.counts[name])
+CREATE (:Change {user_id: $p.user_id, seq: u.seq, branch: $p.branch, kind: $p.kind, reason: $p.reason,
                  at: datetime()})
 RETURN u.seq AS seq

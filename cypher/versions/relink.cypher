@@ -8,16 +8,16 @@
 // params: user_id, branch, change_seq
 // returns: moved, dropped (counts)
 CYPHER 25
-OPTIONAL MATCH (b:Branch {user_id: $user_id, name: $branch})
+OPTIONAL MATCH (b:Branch {user_id: $p.user_id, name: $p.branch})
 WITH b.view_seq AS view_seq
 CALL (view_seq) {
-  MATCH (m:Memory {user_id: $user_id, branch: $branch})
-  WHERE m.created_seq = $change_seq
+  MATCH (m:Memory {user_id: $p.user_id, branch: $p.branch})
+  WHERE m.created_seq = $p.change_seq
   MATCH (m)-[r]->(target:Memory|MemoryVersion)
-  OPTIONAL MATCH (own:Memory {memory_id: target.memory_id, branch: $branch})
-  WHERE own.user_id = $user_id
+  OPTIONAL MATCH (own:Memory {memory_id: target.memory_id, branch: $p.branch})
+  WHERE own.user_id = $p.user_id
   OPTIONAL MATCH (base:Memory {memory_id: target.memory_id, branch: 'main'})
-  WHERE base.user_id = $user_id AND base.created_seq <= view_seq
+  WHERE base.user_id = $p.user_id AND base.created_seq <= view_seq
   WITH m, r, target, coalesce(own, base) AS read
   WHERE read IS NULL OR read <> target
   CALL (m, r, read) {
@@ -29,11 +29,11 @@ CALL (view_seq) {
   RETURN count(read) AS outgoing, count(r) - count(read) AS dropped
 }
 CALL () {
-  MATCH (ended:MemoryVersion {user_id: $user_id, branch: $branch})
-  WHERE ended.ended_seq = $change_seq
+  MATCH (ended:MemoryVersion {user_id: $p.user_id, branch: $p.branch})
+  WHERE ended.ended_seq = $p.change_seq
   MATCH (source:Memory)-[r]->(ended)
-  MATCH (current:Memory {memory_id: ended.memory_id, branch: $branch})
-  WHERE current.user_id = $user_id
+  MATCH (current:Memory {memory_id: ended.memory_id, branch: $p.branch})
+  WHERE current.user_id = $p.user_id
   CREATE (source)-[moved:$(type(r))]->(current)
   SET moved = properties(r)
   DELETE r

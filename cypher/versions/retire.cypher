@@ -1,11 +1,11 @@
-// Ends current nodes of inactive memories without a successor, at change $seq: the memory keeps
+// Ends current nodes of inactive memories without a successor, at change $p.seq: the memory keeps
 // only its history, which garbage collection removes once no snapshot sees it (and a rollback
 // to such a snapshot still restores it). Active memories are never retired.
 // params: seq, user_id, branch, memory_ids
 // returns: ended (count)
-UNWIND $memory_ids AS memory_id
-MATCH (m:Memory {memory_id: memory_id, branch: $branch})
-WHERE m.user_id = $user_id AND NOT m.is_active AND m.created_seq <> $seq
+UNWIND $p.memory_ids AS memory_id
+MATCH (m:Memory {memory_id: memory_id, branch: $p.branch})
+WHERE m.user_id = $p.user_id AND NOT m.is_active AND m.created_seq <> $p.seq
 REMOVE m:Memory
-SET m:MemoryVersion, m.ended_seq = $seq
+SET m:MemoryVersion, m.ended_seq = $p.seq
 RETURN count(m) AS ended

@@ -1,4 +1,4 @@
-// Changes memories at change $seq without editing a version in place. A node created by this
+// Changes memories at change $p.seq without editing a version in place. A node created by this
 // same change is still private to it and is updated where it stands; any other current node is
 // ended (it becomes a :MemoryVersion with ended_seq and keeps its links, as its history) and a
 // successor with the changed properties takes over. The successor gets copies of the links the
@@ -9,20 +9,20 @@
 //         changes (list of {memory_id, props})
 // returns: memory (map of the current node, without embedding), in input order
 CYPHER 25
-UNWIND $changes AS change
-MATCH (old:Memory {memory_id: change.memory_id, branch: $branch})
-WHERE old.user_id = $user_id
+UNWIND $p.changes AS change
+MATCH (old:Memory {memory_id: change.memory_id, branch: $p.branch})
+WHERE old.user_id = $p.user_id
 CALL (old, change) {
-  WITH old, change WHERE old.created_seq = $seq
+  WITH old, change WHERE old.created_seq = $p.seq
   SET old += change.props, old.updated_at = datetime()
   RETURN old AS current
   UNION
-  WITH old, change WHERE old.created_seq <> $seq
+  WITH old, change WHERE old.created_seq <> $p.seq
   REMOVE old:Memory
-  SET old:MemoryVersion, old.ended_seq = $seq
+  SET old:MemoryVersion, old.ended_seq = $p.seq
   CREATE (new:Memory)
-  SET new = properties(old), new += change.props, new.created_seq = $seq,
-      new.created_seq_text = $seq_text, new.updated_at = datetime()
+  SET new = properties(old), new += change.props, new.created_seq = $p.seq,
+      new.created_seq_text = $p.seq_text, new.updated_at = datetime()
   REMOVE new.ended_seq
   WITH old, new
   CALL (old, new) {
