@@ -13,6 +13,7 @@ FAMILIES = {
     "memory_http_requests",
     "memory_http_request_duration_seconds",
     "memory_retrieval_stage_seconds",
+    "memory_neo4j_statement_seconds",
     "memory_encode_batch_size",
     "memory_encode_queue_wait_seconds",
     "memory_neo4j_errors",
@@ -64,6 +65,11 @@ async def test_requests_and_retrieval_stages_are_counted_without_content_in_labe
         sample.labels.get("stage") for sample in families["memory_retrieval_stage_seconds"].samples
     }
     assert {"embed", "candidates", "graph", "rank"} <= stages
+    statements = {
+        sample.labels.get("statement")
+        for sample in families["memory_neo4j_statement_seconds"].samples
+    }
+    assert {"keys/verify", "versions/create", "retrieval/candidates", "memories/get"} <= statements
     assert families["memory_neo4j_available"].samples[0].value == 1
     secrets = ("Quokka", "发票", stored["memory_id"], user.user_id, user.raw_key)
     for family in families.values():
