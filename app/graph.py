@@ -90,12 +90,17 @@ def to_plain(value: Any) -> Any:
     return value
 
 
+def _as_p(params: Mapping[str, Any]) -> dict[str, Any]:
+    """A named statement's parameters as it takes them: the fields of one map, `$p`."""
+    return {"p": params}
+
+
 async def _run(
     tx: AsyncManagedTransaction | AsyncTransaction, name: str, query: str, params: Mapping[str, Any]
 ) -> list[Row]:
-    """The rows of one named statement (its parameters as `$p`), its time recorded."""
+    """The rows of one named statement, its time recorded."""
     started = time.perf_counter()
-    rows = await _rows(await tx.run(query, {"p": params}))
+    rows = await _rows(await tx.run(query, _as_p(params)))
     metrics.STATEMENT_SECONDS.labels(name).observe(time.perf_counter() - started)
     return rows
 
@@ -232,7 +237,7 @@ class Graph:
         query = "PROFILE " + self._queries[query_name]
         try:
             async with self._driver.session(database=self._database) as session:
-                result = await session.run(query, {"p": params})
+                result = await session.run(query, _as_p(params))
                 rows = await _rows(result)
                 summary = await result.consume()
         except UNAVAILABLE_ERRORS as error:

@@ -90,9 +90,7 @@ async def freshly_started(
     neo4j_driver: AsyncDriver, embedder: SentenceTransformerEmbedder
 ) -> AsyncIterator[Quart]:
     """An app started after Neo4j lost its query plans, as after a database restart (walk time
-    limit FRESH_GRAPH_LIMIT_S): the plans it makes at startup are all that Neo4j has. Neo4j
-    plans a query anew for each shape of its parameters (types, string lengths, list sizes),
-    and planning the first stage or the walk takes a few hundred milliseconds."""
+    limit FRESH_GRAPH_LIMIT_S): the plans it makes at startup are all that Neo4j has."""
     await query(neo4j_driver, "CALL db.clearQueryCaches()")
     settings = make_settings(instance_id="fresh-start", graph_time_limit_s=FRESH_GRAPH_LIMIT_S)
     service = create_app(settings, embedder=embedder)

@@ -8,15 +8,12 @@ from pathlib import Path
 
 import httpx
 
-from tests.conftest import STARTUP_TIMEOUT_S
-from tests.support.service_process import COMMAND, REPO, service_environment, start_service
+from tests.support.service_process import COMMAND, REPO, running_service, service_environment
 
 
 async def test_serve_then_create_a_key_and_use_it(tmp_path: Path) -> None:
-    service = start_service("cli-serve", tmp_path, SCHEDULER_ENABLED="false")
-    environment = service_environment("cli-serve", MEMORY_SERVICE_URL=service.base_url)
-    try:
-        await service.wait_ready(STARTUP_TIMEOUT_S)
+    async with running_service("cli-serve", tmp_path, SCHEDULER_ENABLED="false") as service:
+        environment = service_environment("cli-serve", MEMORY_SERVICE_URL=service.base_url)
         issued = await asyncio.create_subprocess_exec(
             *COMMAND,
             "keys",
@@ -41,5 +38,3 @@ async def test_serve_then_create_a_key_and_use_it(tmp_path: Path) -> None:
             assert stored.status_code in (200, 201), stored.text
             assert stored.json()["user_id"] == "cli-user"
         assert service.terminate(timeout_s=30) == 0, service.log_tail()  # SIGTERM: a clean stop
-    finally:
-        service.kill()

@@ -9,8 +9,7 @@ from pathlib import Path
 
 import httpx
 
-from tests.conftest import STARTUP_TIMEOUT_S
-from tests.support.service_process import COMMAND, REPO, new_user, start_service
+from tests.support.service_process import COMMAND, REPO, new_user, running_service
 
 
 def _run(*arguments: str, api_key: str, url: str) -> subprocess.CompletedProcess[str]:
@@ -27,9 +26,7 @@ def _run(*arguments: str, api_key: str, url: str) -> subprocess.CompletedProcess
 
 
 async def test_export_to_a_file_and_import_it_into_another_user(tmp_path: Path) -> None:
-    service = start_service("cli-transfer", tmp_path, SCHEDULER_ENABLED="false")
-    try:
-        await service.wait_ready(STARTUP_TIMEOUT_S)
+    async with running_service("cli-transfer", tmp_path, SCHEDULER_ENABLED="false") as service:
         url = service.base_url
         async with httpx.AsyncClient(base_url=url, timeout=60) as http:
             (_, source), (_, target) = (
@@ -73,5 +70,3 @@ async def test_export_to_a_file_and_import_it_into_another_user(tmp_path: Path) 
         broken.write_text(path.read_text().replace('"kind":"end"', '"kind":"ending"'))
         refused = _run("import", str(broken), api_key=target, url=url)
         assert refused.returncode == 1 and "422" in refused.stderr
-    finally:
-        service.terminate()

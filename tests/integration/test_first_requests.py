@@ -10,8 +10,7 @@ from pathlib import Path
 
 import httpx
 
-from tests.conftest import STARTUP_TIMEOUT_S
-from tests.support.service_process import new_user, start_service
+from tests.support.service_process import new_user, running_service
 
 # Loading jieba's dictionary blocks for about half a second; a liveness probe answers in a few
 # milliseconds.
@@ -19,9 +18,7 @@ HELD_UP_S = 0.3
 
 
 async def test_the_first_chinese_write_does_not_hold_up_other_requests(tmp_path: Path) -> None:
-    service = start_service("first-requests", tmp_path, SCHEDULER_ENABLED="false")
-    try:
-        await service.wait_ready(STARTUP_TIMEOUT_S)
+    async with running_service("first-requests", tmp_path, SCHEDULER_ENABLED="false") as service:
         async with httpx.AsyncClient(base_url=service.base_url, timeout=60) as http:
             _, raw_key = await new_user(http, "first")
             headers = {"Authorization": f"Bearer {raw_key}"}
@@ -45,5 +42,3 @@ async def test_the_first_chinese_write_does_not_hold_up_other_requests(tmp_path:
                 await asyncio.sleep(0.005)
             assert (await chinese).status_code == 201
         assert probes and max(probes) < HELD_UP_S, (max(probes), service.log_tail())
-    finally:
-        service.kill()

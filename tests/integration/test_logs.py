@@ -10,8 +10,7 @@ from pathlib import Path
 
 import httpx
 
-from tests.conftest import STARTUP_TIMEOUT_S
-from tests.support.service_process import new_user, start_service
+from tests.support.service_process import new_user, running_service
 
 SECRETS = ("Wombat-5521", "护照号码", "E1234567")
 # Four or more decimals in a row: a piece of an embedding.
@@ -19,9 +18,7 @@ VECTOR = re.compile(r"-?0\.\d{5,}\s*,\s*-?0\.\d{5,}\s*,\s*-?0\.\d{5,}")
 
 
 async def test_the_log_is_json_lines_with_request_ids_and_no_content(tmp_path: Path) -> None:
-    service = start_service("logs", tmp_path, SCHEDULER_ENABLED="false")
-    try:
-        await service.wait_ready(STARTUP_TIMEOUT_S)
+    async with running_service("logs", tmp_path, SCHEDULER_ENABLED="false") as service:
         async with httpx.AsyncClient(base_url=service.base_url, timeout=60) as http:
             user_id, raw_key = await new_user(http, "log-reader")
             user = {"Authorization": f"Bearer {raw_key}"}
@@ -40,8 +37,6 @@ async def test_the_log_is_json_lines_with_request_ids_and_no_content(tmp_path: P
             outsider = await http.get("/v1/memories", headers={"Authorization": "Bearer sk-nope"})
             assert outsider.status_code == 401
         assert service.terminate(timeout_s=30) == 0, service.log_tail()
-    finally:
-        service.kill()
 
     text = service.log_path.read_text(encoding="utf-8")
     entries = [json.loads(line) for line in text.splitlines() if line.strip()]  # all JSON

@@ -13,14 +13,14 @@ import subprocess
 import sys
 import time
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import httpx
 
-from tests.conftest import MASTER, MASTER_KEY, NEO4J_URI
+from tests.conftest import MASTER, MASTER_KEY, NEO4J_URI, STARTUP_TIMEOUT_S
 
 REPO = Path(__file__).resolve().parents[2]
 PR_SET_PDEATHSIG = 1
@@ -150,6 +150,20 @@ def start_service(instance_id: str, log_dir: Path, **env: str) -> ServiceProcess
             preexec_fn=_die_with_parent,
         )
     return ServiceProcess(instance_id, port, process, log_path)
+
+
+@contextlib.asynccontextmanager
+async def running_service(
+    instance_id: str, log_dir: Path, **env: str
+) -> AsyncIterator[ServiceProcess]:
+    """A service process started and ready for the block, killed when the block is done (a
+    clean stop the block makes itself, with `terminate`, comes first)."""
+    service = start_service(instance_id, log_dir, **env)
+    try:
+        await service.wait_ready(STARTUP_TIMEOUT_S)
+        yield service
+    finally:
+        service.kill()
 
 
 async def wait_for(
