@@ -4,6 +4,7 @@ blueprints, the MCP endpoint)."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import AsyncGenerator, Callable
 
@@ -118,13 +119,22 @@ def create_app(settings: Settings | None = None, embedder: Embedder | None = Non
             yield
 
     stops: list[Callable[[], None]] = []
+    background: list[asyncio.Task[None]] = []
 
     @app.before_serving
     async def start() -> None:
         await _wait_for_database(registry.graph)
         await apply_migrations(registry.graph)
         await ensure_vector_index(registry.graph, registry.embedder.dimensions)
+        started = await warm_up.server_started(registry)
         await warm_up.warm(registry)
+        if started is None:
+            log.warning(
+                "Neo4j does not say when it started (dbms.queryJmx): after a restart of the "
+                "database, the first requests wait for their statements to be planned"
+            )
+        else:
+            background.append(asyncio.create_task(warm_up.warm_after_restarts(registry, started)))
         if registry.settings.metrics_port:
             stops.append(
                 serve_metrics(registry.settings.metrics_host, registry.settings.metrics_port)
@@ -139,6 +149,10 @@ def create_app(settings: Settings | None = None, embedder: Embedder | None = Non
     async def stop() -> None:
         for stop_serving in stops:
             stop_serving()
+        for task in background:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
         if worker is not None:
             await worker.stop()
         if scheduler is not None:

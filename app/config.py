@@ -48,6 +48,9 @@ class Settings(BaseSettings):
     # How long a retrieve's graph walk may take; retrieval answers from the first stage without
     # it when the walk takes longer.
     graph_time_limit_s: float = Field(default=1.0, gt=0)
+    # How often the service asks Neo4j whether it has restarted; after a restart it has Neo4j
+    # plan the hot paths' statements again, as at startup, before requests need them.
+    warm_check_s: float = Field(default=2.0, gt=0)
     # Governance expires working memories and tool results observed longer ago than these.
     working_memory_max_age_h: int = Field(default=24, ge=1)
     tool_result_max_age_h: int = Field(default=168, ge=1)

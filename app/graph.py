@@ -16,7 +16,12 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import neo4j
-from neo4j import AsyncGraphDatabase, AsyncManagedTransaction, AsyncTransaction
+from neo4j import (
+    AsyncGraphDatabase,
+    AsyncManagedTransaction,
+    AsyncSession,
+    AsyncTransaction,
+)
 from neo4j import exceptions as neo4j_errors
 from neo4j.time import Date, DateTime, Duration
 from neo4j.vector import Vector, VectorDType
@@ -96,11 +101,14 @@ def _as_p(params: Mapping[str, Any]) -> dict[str, Any]:
 
 
 async def _run(
-    tx: AsyncManagedTransaction | AsyncTransaction, name: str, query: str, params: Mapping[str, Any]
+    runner: AsyncManagedTransaction | AsyncTransaction | AsyncSession,
+    name: str,
+    query: str,
+    params: Mapping[str, Any],
 ) -> list[Row]:
     """The rows of one named statement, its time recorded."""
     started = time.perf_counter()
-    rows = await _rows(await tx.run(query, _as_p(params)))
+    rows = await _rows(await runner.run(query, _as_p(params)))
     metrics.STATEMENT_SECONDS.labels(name).observe(time.perf_counter() - started)
     return rows
 
@@ -252,6 +260,23 @@ class Graph:
                 await result.consume()
         except UNAVAILABLE_ERRORS as error:
             raise _unavailable() from error
+
+    async def probe(self, query_name: str, /, **params: Any) -> list[Row] | None:
+        """Runs one named read-only statement once, for a poll: no retries (an outage raises
+        Unavailable at once, without the driver's warnings), and None when the server refuses
+        the statement (a procedure it does not offer, or does not let this user call)."""
+        try:
+            async with self._driver.session(
+                database=self._database, default_access_mode=neo4j.READ_ACCESS
+            ) as session:
+                rows = await _run(session, query_name, self._queries[query_name], params)
+        except neo4j_errors.ClientError as error:
+            log.info("%s is refused by the server: %s", query_name, error.message)
+            return None
+        except (*UNAVAILABLE_ERRORS, neo4j_errors.DriverError) as error:
+            raise _unavailable() from error
+        _available()
+        return rows
 
     async def ping(self) -> None:
         """Raises Unavailable unless the database answers a trivial query now."""

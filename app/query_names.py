@@ -17,7 +17,7 @@ from pathlib import Path
 APP_DIR = Path(__file__).resolve().parent
 # The gateway hands statement text, not names, to the driver.
 GATEWAY_MODULE = "graph.py"
-GATEWAY_METHODS = frozenset({"read", "write", "run", "profile"})
+GATEWAY_METHODS = frozenset({"read", "read_within", "probe", "write", "run", "profile"})
 # What the code base calls the gateway and its transactions.
 GATEWAY_RECEIVERS = frozenset({"graph", "_graph", "tx"})
 

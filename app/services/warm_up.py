@@ -1,12 +1,19 @@
-"""What a starting service does before its first request, so that no early request waits."""
+"""What a starting service does before its first request, so that no early request waits, and
+again whenever the Neo4j server restarts under it."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import logging
+import time
 
+from app.errors import Unavailable
 from app.registry import Registry
 from app.services import keys, memories, retrieval, scope
 from app.services.entity_extractor import load_segmenter
+
+log = logging.getLogger(__name__)
 
 
 async def warm(registry: Registry) -> None:
@@ -20,3 +27,28 @@ async def warm(registry: Registry) -> None:
     await scope.warm(registry)
     await retrieval.warm(registry)
     await memories.warm(registry)
+
+
+async def server_started(registry: Registry) -> int | None:
+    """When the Neo4j server last started (ms since the epoch); None when it does not say."""
+    rows = await registry.graph.probe("warm_up/server_started")
+    return rows[0]["started"] if rows else None
+
+
+async def warm_after_restarts(registry: Registry, started: int) -> None:
+    """Runs until cancelled: every WARM_CHECK_S, warms again once the Neo4j server has restarted
+    since `started` (a restarted server has lost every plan it had made)."""
+    while True:
+        await asyncio.sleep(registry.settings.warm_check_s)
+        with contextlib.suppress(Unavailable):  # down or still starting: a later check sees it
+            started = await _warm_if_restarted(registry, started)
+
+
+async def _warm_if_restarted(registry: Registry, started: int) -> int:
+    now = await server_started(registry)
+    if now is None or now == started:
+        return started
+    began = time.monotonic()
+    await warm(registry)
+    log.info("Neo4j restarted: its plans were made again in %.1f s", time.monotonic() - began)
+    return now

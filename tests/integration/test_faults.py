@@ -1,10 +1,12 @@
 """Faults on real processes: Neo4j killed (SIGKILL) or stopped cleanly under load, the service
-stopped with SIGTERM, rate-limit windows shared by two instances through Redis.
+stopped with SIGTERM, Neo4j restarted under an idle service, rate-limit windows shared by two
+instances through Redis.
 
 What they prove: during a database outage every request answers in bounded time, with a
 success or 503 + Retry-After (never 500); the service recovers by itself once the database is
 back; every store that was acknowledged is there afterwards, complete (its session and entity
-links) and once; a store that got an error is either absent or complete, never partial.
+links) and once; a store that got an error is either absent or complete, never partial; a
+restarted database gets its plans from the service before the first requests need them.
 
 Everything runs on loopback: this module starts its own Neo4j (neo4j/server.sh on free ports,
 in a temporary directory; the shared test database at NEO4J_URI is never touched), the service
@@ -29,6 +31,7 @@ from neo4j import AsyncGraphDatabase
 
 from tests.conftest import MASTER
 from tests.support.neo4j_server import Neo4jServer
+from tests.support.query_plans import compiles, planned_at_first_call
 from tests.support.redis_server import RedisServer, redis_server, redis_server_binary
 from tests.support.service_process import ServiceProcess, new_user, start_service
 
@@ -47,6 +50,11 @@ SERVICE_START_S = 120.0
 TEMPLATE = "Alice Zhang moved the Orion rollout to Tuesday, note {client}-{n} of run {run}"
 MENTIONED = ["alice zhang", "orion", "tuesday"]  # the entities every stored note links to
 SERVICE_ENV = {"SCHEDULER_ENABLED": "false", "TASK_WORKER_ENABLED": "false"}
+PLANS_MADE_AGAIN = "Neo4j restarted: its plans were made again"  # the service's log line
+RESTART_STORES = [
+    {"content": "Ivan looks after auth-gateway 2.3.1 on db-7.internal.", "session_id": "ops"},
+    {"content": "王芳负责计费团队, 计费团队维护 invoice-api 和 auth-gateway。"},
+]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -404,6 +412,41 @@ async def test_store_acknowledged_before_sigterm_survives_a_restart(
             assert answer.status_code == 200, answer.text
             assert answer.json()["content"] == content
             assert answer.json()["is_active"] is True
+
+
+async def test_a_restarted_database_has_its_plans_made_again_before_requests_need_them(
+    deployment: Deployment,
+) -> None:
+    # A restarted Neo4j has lost every plan: without the service planning its hot paths again,
+    # the first store after a restart waited 3.2 s and the first retrieves 1.4-1.7 s, their
+    # graph walk over its time limit (so answered without the graph).
+    service = await deployment.ensure_running()
+    server = deployment.neo4j
+    async with httpx.AsyncClient(base_url=service.base_url, timeout=REQUEST_BOUND_S) as http:
+        _, raw_key = await new_user(http, "faults-plans")
+        headers = {"Authorization": f"Bearer {raw_key}"}
+        warmed = service.log_path.read_text(encoding="utf-8").count(PLANS_MADE_AGAIN)
+        await asyncio.to_thread(server.stop)
+        await asyncio.to_thread(server.start)
+
+        async def plans_made_again() -> bool:
+            log = service.log_path.read_text(encoding="utf-8")
+            return log.count(PLANS_MADE_AGAIN) > warmed
+
+        await wait_until("plans made again after the restart", plans_made_again, RECOVERY_BOUND_S)
+        async with (
+            AsyncGraphDatabase.driver(server.uri, auth=None) as driver,
+            compiles(driver) as found,
+        ):
+            for body in RESTART_STORES:
+                stored = await http.post("/v1/memories", json=body, headers=headers)
+                assert stored.status_code == 201, stored.text
+            query = {"query": "Who looks after auth-gateway?", "explain": "verbose"}
+            retrieved = await http.post("/v1/memories/retrieve", json=query, headers=headers)
+            assert retrieved.status_code == 200, retrieved.text
+    assert planned_at_first_call(found) == {}, service.log_tail()
+    walk = retrieved.json()["explain"]["graph"]
+    assert walk["timed_out"] is False and walk["reached"] >= 1, walk
 
 
 async def test_two_instances_share_rate_limit_windows_through_redis(
