@@ -126,15 +126,9 @@ def create_app(settings: Settings | None = None, embedder: Embedder | None = Non
         await _wait_for_database(registry.graph)
         await apply_migrations(registry.graph)
         await ensure_vector_index(registry.graph, registry.embedder.dimensions)
-        started = await warm_up.server_started(registry)
-        await warm_up.warm(registry)
-        if started is None:
-            log.warning(
-                "Neo4j does not say when it started (dbms.queryJmx): after a restart of the "
-                "database, the first requests wait for their statements to be planned"
-            )
-        else:
-            background.append(asyncio.create_task(warm_up.warm_after_restarts(registry, started)))
+        watching = await warm_up.warm_and_watch(registry)
+        if watching is not None:
+            background.append(watching)
         if registry.settings.metrics_port:
             stops.append(
                 serve_metrics(registry.settings.metrics_host, registry.settings.metrics_port)

@@ -29,6 +29,21 @@ async def warm(registry: Registry) -> None:
     await memories.warm(registry)
 
 
+async def warm_and_watch(registry: Registry) -> asyncio.Task[None] | None:
+    """Warms, then watches the server for restarts: the watching task, or None when the server
+    does not say when it started."""
+    # Read before warming: a restart during the warm-up is then seen at the first check.
+    started = await server_started(registry)
+    await warm(registry)
+    if started is None:
+        log.warning(
+            "Neo4j does not say when it started (dbms.queryJmx): after a restart of the "
+            "database, the first requests wait for their statements to be planned"
+        )
+        return None
+    return asyncio.create_task(warm_after_restarts(registry, started), name="warm-watch")
+
+
 async def server_started(registry: Registry) -> int | None:
     """When the Neo4j server last started (ms since the epoch); None when it does not say."""
     rows = await registry.graph.probe("warm_up/server_started")
