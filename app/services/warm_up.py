@@ -51,19 +51,19 @@ async def server_started(registry: Registry) -> int | None:
 
 
 async def warm_after_restarts(registry: Registry, started: int) -> None:
-    """Runs until cancelled: every WARM_CHECK_S, warms again once the Neo4j server has restarted
-    since `started` (a restarted server has lost every plan it had made)."""
+    """Runs until cancelled: every WARM_CHECK_S, warms again when a server start it has not seen
+    appears (a restarted server has lost every plan it had made). Behind a cluster's routing
+    the checks reach several servers, each with its own start: only a new one is a restart."""
+    seen = {started}
     while True:
         await asyncio.sleep(registry.settings.warm_check_s)
         with contextlib.suppress(Unavailable):  # down or still starting: a later check sees it
-            started = await _warm_if_restarted(registry, started)
-
-
-async def _warm_if_restarted(registry: Registry, started: int) -> int:
-    now = await server_started(registry)
-    if now is None or now == started:
-        return started
-    began = time.monotonic()
-    await warm(registry)
-    log.info("Neo4j restarted: its plans were made again in %.1f s", time.monotonic() - began)
-    return now
+            now = await server_started(registry)
+            if now is not None and now not in seen:
+                began = time.monotonic()
+                await warm(registry)
+                log.info(
+                    "Neo4j restarted: its plans were made again in %.1f s",
+                    time.monotonic() - began,
+                )
+                seen.add(now)
