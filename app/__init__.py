@@ -54,11 +54,11 @@ STARTUP_WAIT_S = 60
 async def _wait_for_database(graph: Graph) -> None:
     for _ in range(STARTUP_WAIT_S):
         try:
-            await graph.ping()
+            await graph.probe("health/ping")
             return
         except Unavailable:
             await asyncio.sleep(1)
-    await graph.ping()
+    await graph.probe("health/ping")
 
 
 def create_app(settings: Settings | None = None, embedder: Embedder | None = None) -> Quart:

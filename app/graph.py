@@ -278,16 +278,6 @@ class Graph:
         _available()
         return rows
 
-    async def ping(self) -> None:
-        """Raises Unavailable unless the database answers a trivial query now."""
-        try:
-            async with self._driver.session(database=self._database) as session:
-                result = await session.run("RETURN 1 AS ok")
-                await result.consume()
-        except (*UNAVAILABLE_ERRORS, neo4j_errors.DriverError) as error:
-            raise _unavailable() from error
-        _available()
-
     async def close(self) -> None:
         await self._driver.close()
 

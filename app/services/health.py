@@ -9,7 +9,7 @@ from app.registry import Registry
 async def unready_because(registry: Registry) -> str | None:
     """None when the database answers now, else why this instance cannot serve."""
     try:
-        await registry.graph.ping()
+        await registry.graph.probe("health/ping")
     except Unavailable as error:
         return error.detail
     return None

@@ -2,31 +2,26 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-
-import pytest_asyncio
-from neo4j import AsyncDriver, AsyncGraphDatabase
+from neo4j import AsyncDriver
 
 from app.graph import Graph, load_queries
-from tests.conftest import NEO4J_URI
+from tests.support.neo4j_direct import neo4j_driver
+
+__all__ = ["neo4j_driver"]  # the fixture, imported for this module's tests
 
 
-@pytest_asyncio.fixture(loop_scope="session")
-async def driver() -> AsyncIterator[AsyncDriver]:
-    async with AsyncGraphDatabase.driver(NEO4J_URI, auth=None) as plain:
-        yield plain
-
-
-async def test_the_server_says_when_it_started(driver: AsyncDriver) -> None:
-    graph = Graph(driver, "neo4j", load_queries())
+async def test_the_server_says_when_it_started(neo4j_driver: AsyncDriver) -> None:
+    graph = Graph(neo4j_driver, "neo4j", load_queries())
     first = await graph.probe("warm_up/server_started")
     again = await graph.probe("warm_up/server_started")
     assert first is not None and again == first
     assert isinstance(first[0]["started"], int) and first[0]["started"] > 1_600_000_000_000
 
 
-async def test_a_statement_the_server_refuses_probes_as_nothing(driver: AsyncDriver) -> None:
+async def test_a_statement_the_server_refuses_probes_as_nothing(neo4j_driver: AsyncDriver) -> None:
     # What a Neo4j that does not offer dbms.queryJmx (or denies it to the service's user)
     # answers: the service runs on without watching for restarts, rather than failing.
-    graph = Graph(driver, "neo4j", {"refused": "CALL dbms.noSuchProcedure() YIELD value RETURN 1"})
+    graph = Graph(
+        neo4j_driver, "neo4j", {"refused": "CALL dbms.noSuchProcedure() YIELD value RETURN 1"}
+    )
     assert await graph.probe("refused") is None
