@@ -55,12 +55,14 @@ class LlmClient:
             "response_format": {"type": "json_object"},
         }
         response = await self._post(body)
+        # The details say what failed, never the LLM's address (callers and task records see them).
+        if response.is_error:
+            raise Unavailable(f"the LLM answered with HTTP status {response.status_code}")
         try:
-            response.raise_for_status()
             content = response.json()["choices"][0]["message"]["content"]
             parsed = json.loads(content)
-        except (httpx.HTTPError, KeyError, IndexError, TypeError, ValueError) as error:
-            raise Unavailable(f"the LLM did not give a usable answer: {error}") from error
+        except (KeyError, IndexError, TypeError, ValueError) as error:
+            raise Unavailable("the LLM's answer held no chat message with JSON in it") from error
         if not isinstance(parsed, dict):
             raise Unavailable("the LLM did not answer with a JSON object")
         return parsed

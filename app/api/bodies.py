@@ -2,20 +2,35 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping
 from functools import wraps
 from typing import Any, ClassVar, TypeVar, cast
 
 from pydantic import BaseModel, ValidationError
 from quart import Request, request
-from quart_schema import RequestSchemaValidationError, document_request
+from quart_schema import RequestSchemaValidationError, document_querystring, document_request
 
 from app.api.errors import HTTP_DETAILS
-from app.errors import Unparseable
+from app.errors import Invalid, Unparseable
+from app.models.memories import BranchQuery
 
 Body = TypeVar("Body", bound=BaseModel)
 JSON_WHITESPACE = b" \t\r\n"  # what JSON allows around a value; anything else is a body
 Handler = TypeVar("Handler", bound=Callable[..., Any])
+
+
+def _not_json(constant: str) -> Any:
+    raise ValueError(f"{constant} is not JSON")
+
+
+class StrictJson:
+    """JSON as RFC 8259 has it: Python's json also reads NaN, Infinity and -Infinity, which no
+    JSON parser reads back (a memory storing one would spoil every listing of it)."""
+
+    @staticmethod
+    def loads(text: str | bytes) -> Any:
+        return json.loads(text, parse_constant=_not_json)
 
 
 class JsonRequest(Request):
@@ -34,6 +49,16 @@ class JsonRequest(Request):
         limit = self.larger_bodies.get((method, path))
         if limit is not None:
             self.body = self.body_class(self.content_length, limit)
+
+    @property
+    def json_module(self) -> Any:
+        """What decodes the body: StrictJson, whatever Quart hands over (the app's provider,
+        which encodes the responses)."""
+        return StrictJson
+
+    @json_module.setter
+    def json_module(self, provider: Any) -> None:
+        pass
 
     @classmethod
     def allowing(cls, larger_bodies: Mapping[tuple[str, str], int]) -> type[JsonRequest]:
@@ -61,16 +86,35 @@ def parse_body(model: type[Body], data: Any) -> Body:
         raise RequestSchemaValidationError(error) from error
 
 
+def _with_query_branch(model: type[BaseModel], data: Any) -> Any:
+    """A body that has a `branch` field may name it in the query string instead (`?branch=`
+    means what it means on the GET routes), so it is never ignored; the two must agree."""
+    named = request.args.get("branch")
+    if named is None or "branch" not in model.model_fields or not isinstance(data, dict):
+        return data
+    if data.get("branch") not in (None, named):
+        raise Invalid("branch: the query string and the body name different branches")
+    return {**data, "branch": named}
+
+
+def _documented(model: type[BaseModel], handler: Callable[..., Any]) -> Callable[..., Any]:
+    """The route's body in /openapi.json, and `?branch=` where the body has a branch."""
+    documented = document_request(model)(handler)
+    if "branch" in model.model_fields:
+        documented = document_querystring(BranchQuery)(documented)
+    return documented
+
+
 def validate_body(model: type[BaseModel]) -> Callable[[Handler], Handler]:
     """quart-schema's validate_request (documented the same way), validating with parse_body."""
 
     def decorate(handler: Handler) -> Handler:
         @wraps(handler)
         async def validated(*args: Any, **kwargs: Any) -> Any:
-            data = parse_body(model, await request.get_json())
+            data = parse_body(model, _with_query_branch(model, await request.get_json()))
             return await handler(*args, data=data, **kwargs)
 
-        return cast(Handler, document_request(model)(validated))
+        return cast(Handler, _documented(model, validated))
 
     return decorate
 
@@ -83,13 +127,14 @@ def validate_optional_body(model: type[BaseModel]) -> Callable[[Handler], Handle
         async def validated(*args: Any, **kwargs: Any) -> Any:
             body = cast(bytes, await request.get_data(as_text=False))
             if not body.strip(JSON_WHITESPACE):
-                data = model()
+                decoded: Any = {}
             elif not request.is_json:
                 raise Unparseable(HTTP_DETAILS[415])
             else:
-                data = parse_body(model, await request.get_json())
+                decoded = await request.get_json()
+            data = parse_body(model, _with_query_branch(model, decoded))
             return await handler(*args, data=data, **kwargs)
 
-        return cast(Handler, document_request(model)(validated))
+        return cast(Handler, _documented(model, validated))
 
     return decorate

@@ -77,7 +77,7 @@ class Pick(Strict):
     )
     from_snapshot: SnapshotName | None = None
     to_snapshot: SnapshotName | None = None
-    query: Annotated[QueryText, StringConstraints(min_length=1)] | None = None
+    query: QueryText | None = None
     top_k: int = Field(default=10, ge=1, le=100)
     min_score: float | None = Field(default=None, ge=0.0)
     strategy: PickStrategy = "fail"

@@ -2,16 +2,30 @@
 
 from __future__ import annotations
 
+import math
 import re
-from datetime import datetime
-from typing import Annotated
+from datetime import UTC, datetime
+from typing import Annotated, TypeVar
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StringConstraints, TypeAdapter
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    TypeAdapter,
+)
 
 Name = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=128)]
 # A name that appears in paths (branches, snapshots).
 Slug = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_.\-]{1,64}$")]
 Note = Annotated[str, StringConstraints(max_length=1000)]  # a reason or a description
+INT64_MAX = 2**63 - 1  # Neo4j stores integers in 64 bits
+# The largest integer every JSON client reads exactly: the bound of counters and offsets, far
+# past any real count, so that arithmetic on them (SKIP plus LIMIT, seq + 1) stays in 64 bits.
+SAFE_INT_MAX = 2**53 - 1
+Scalar = TypeVar("Scalar")
 PAGE_SIZE_DEFAULT = 50
 PageSize = Annotated[int, Field(ge=1, le=500)]
 ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
@@ -34,10 +48,28 @@ def _iso_8601(value: object) -> object:
 IsoTimestamp = Annotated[datetime, BeforeValidator(_iso_8601)]
 
 
-class Strict(BaseModel):
-    """A request body: unknown fields are rejected so that typos do not pass silently."""
+def _utc(value: datetime) -> datetime:
+    """Timestamps without a zone are UTC."""
+    return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
 
-    model_config = ConfigDict(extra="forbid")
+
+UtcTimestamp = Annotated[IsoTimestamp, AfterValidator(_utc)]
+
+
+def storable(value: Scalar) -> Scalar:
+    """A scalar as Neo4j stores it and JSON carries it back: 64-bit integers, finite floats."""
+    if isinstance(value, int) and not -INT64_MAX - 1 <= value <= INT64_MAX:
+        raise ValueError("integers must fit in 64 bits")
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ValueError("numbers must be finite")
+    return value
+
+
+class Strict(BaseModel):
+    """A request body: unknown fields are rejected so that typos do not pass silently, and a
+    number too large for a float (1e400 reads as infinity) is no number."""
+
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
 
 def exactly_one(names: str, *given: bool) -> None:

@@ -8,7 +8,7 @@ from typing import Annotated, ClassVar, Literal, get_args
 from pydantic import BaseModel, Field, StringConstraints
 
 from app.models.common import Strict
-from app.models.memories import TrustTier
+from app.models.memories import BranchName, TrustTier
 
 Signal = Literal["useful", "irrelevant", "outdated", "wrong"]
 SIGNALS: tuple[Signal, ...] = get_args(Signal)
@@ -23,6 +23,7 @@ TuningSource = Literal["default", "manual", "auto"]
 
 class NewFeedback(Strict):
     signal: Signal
+    branch: BranchName | None = None
     context: Annotated[str, StringConstraints(max_length=MAX_CONTEXT_CHARS)] = ""
 
 

@@ -5,21 +5,15 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated
 
-from pydantic import AfterValidator, BaseModel, Field, RootModel, StringConstraints
+from pydantic import BaseModel, Field, RootModel, StringConstraints
 
-from app.models.common import IsoTimestamp, Name, Strict
-
-
-def _zoned(value: datetime) -> datetime:
-    if value.tzinfo is None:
-        raise ValueError("must have a time zone")
-    return value
+from app.models.common import Name, Strict, UtcTimestamp
 
 
 class CreateKey(Strict):
     user_id: Name
     name: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=100)]
-    expires_at: Annotated[IsoTimestamp, AfterValidator(_zoned)] | None = None
+    expires_at: UtcTimestamp | None = None
 
 
 class ApiKey(BaseModel):

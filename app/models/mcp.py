@@ -47,7 +47,7 @@ class CorrectArguments(CorrectById, Scoped):
     the two."""
 
     memory_id: Identifier | None = None
-    query: Annotated[QueryText, StringConstraints(min_length=1)] | None = None
+    query: QueryText | None = None
 
     @model_validator(mode="after")
     def _one_target(self) -> CorrectArguments:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -11,15 +11,22 @@ from pydantic import (
     Field,
     RootModel,
     StringConstraints,
-    field_validator,
     model_validator,
 )
 
-from app.models.common import PAGE_SIZE_DEFAULT, IsoTimestamp, Name, Note, PageSize, Slug, Strict
+from app.models.common import (
+    PAGE_SIZE_DEFAULT,
+    Name,
+    Note,
+    PageSize,
+    Slug,
+    Strict,
+    UtcTimestamp,
+    storable,
+)
 
 MemoryType = Literal["semantic", "profile", "procedural", "working", "tool_result", "episodic"]
 TrustTier = Literal["T1", "T2", "T3", "T4"]
-MetadataValue = str | bool | int | float
 MAX_CONTENT_BYTES = 32 * 1024
 MAX_QUERY_BYTES = 4096
 MAX_METADATA_KEYS = 32
@@ -39,23 +46,20 @@ def _content(value: str) -> str:
 
 
 def _query(value: str) -> str:
+    if not value.strip():
+        raise ValueError("must not be blank")
     if len(value.encode("utf-8")) > MAX_QUERY_BYTES:
         raise ValueError(f"must be at most {MAX_QUERY_BYTES} UTF-8 bytes")
     return value
 
 
-def _utc(value: datetime | None) -> datetime | None:
-    """Timestamps without a zone are UTC."""
-    if value is not None and value.tzinfo is None:
-        return value.replace(tzinfo=UTC)
-    return value
-
-
+# Infinity passes the union so that `storable` can say what is wrong with it.
+AnyFloat = Annotated[float, Field(allow_inf_nan=True)]
+MetadataValue = Annotated[str | bool | int | AnyFloat, AfterValidator(storable)]
 Content = Annotated[str, AfterValidator(_content)]
 QueryText = Annotated[str, AfterValidator(_query)]
 BranchName = Slug
 MetadataKey = Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")]
-UtcTimestamp = Annotated[IsoTimestamp, AfterValidator(_utc)]
 
 
 def _flat_metadata(value: dict[str, MetadataValue]) -> dict[str, MetadataValue]:
@@ -177,7 +181,7 @@ class CorrectById(Strict):
 
 
 class CorrectByQuery(CorrectById, Scoped):
-    query: Annotated[QueryText, StringConstraints(min_length=1)]
+    query: QueryText
 
 
 class Corrected(Memory):
@@ -240,20 +244,13 @@ class Retrieved(RootModel[list[Memory] | Explained]):
 
 
 class RetrieveRequest(Strict, Scoped):
-    query: Annotated[QueryText, StringConstraints(min_length=1)]
+    query: QueryText
     top_k: int | None = Field(default=None, ge=1, le=100)
     memory_types: list[MemoryType] | None = None
     explain: Explain = False
     min_score: float | None = Field(default=None, ge=0.0)
     branch: BranchName | None = None
     graph: bool = True  # the graph stage: expansion through the entities memories mention
-
-    @field_validator("query")
-    @classmethod
-    def _not_blank(cls, value: str) -> str:
-        if not value.strip():
-            raise ValueError("must not be blank")
-        return value
 
 
 class FulltextRequest(Strict):

@@ -6,8 +6,8 @@ from typing import Annotated
 
 from pydantic import BaseModel, Field, StringConstraints
 
-from app.models.common import Name, Note, Strict
-from app.models.memories import BranchName, MemoryType, UtcTimestamp
+from app.models.common import Name, Note, Strict, UtcTimestamp
+from app.models.memories import BranchName, MemoryType
 
 
 class Purge(Strict):

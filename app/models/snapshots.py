@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, RootModel
 
-from app.models.common import PAGE_SIZE_DEFAULT, Note, PageSize, Slug, Strict
+from app.models.common import PAGE_SIZE_DEFAULT, SAFE_INT_MAX, Note, PageSize, Slug, Strict
 from app.models.memories import BranchName
 
 SnapshotName = Slug
@@ -36,7 +36,7 @@ class SnapshotList(RootModel[list[Snapshot]]):
 class SnapshotQuery(BaseModel):
     detail: Detail = "normal"
     limit: PageSize = PAGE_SIZE_DEFAULT
-    offset: int = Field(default=0, ge=0)
+    offset: int = Field(default=0, ge=0, le=SAFE_INT_MAX)
 
 
 class SnapshotMemory(BaseModel):

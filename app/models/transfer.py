@@ -27,6 +27,8 @@ from pydantic import (
     model_validator,
 )
 
+from app.models.common import SAFE_INT_MAX, storable
+
 FORMAT = "memory-service-export"
 FORMAT_VERSION = 1
 MEDIA_TYPE = "application/x-ndjson"
@@ -34,7 +36,7 @@ MemoryLabel = Literal["Memory", "MemoryVersion"]
 # Relationship types travel as text and become types again: plain upper-case words only.
 RelationshipType = Annotated[str, StringConstraints(pattern=r"^[A-Z][A-Z0-9_]{0,63}$")]
 Key = Annotated[str, StringConstraints(min_length=1, max_length=1000)]
-Seq = Annotated[int, Field(ge=0)]
+Seq = Annotated[int, Field(ge=0, le=SAFE_INT_MAX)]
 
 
 class Record(BaseModel):
@@ -57,10 +59,10 @@ PROPERTY_VALUE = (
 def _property_value(value: Any) -> Any:
     """A property value of the file as Neo4j takes it (tagged temporal values parsed)."""
     if value is None or isinstance(value, SCALARS):
-        return value
+        return storable(value)
     one_type = isinstance(value, list) and len({type(item) for item in value}) <= 1
     if one_type and all(isinstance(item, SCALARS) for item in value):
-        return value  # Neo4j stores lists whose items have one type
+        return [storable(item) for item in value]  # Neo4j stores lists whose items have one type
     if isinstance(value, dict) and len(value) == 1:
         [(tag, text)] = value.items()
         if tag in TEMPORAL and isinstance(text, str):

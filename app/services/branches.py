@@ -88,6 +88,13 @@ async def get(registry: Registry, user_id: str, name: str) -> Row:
     return branch
 
 
+async def _merged_into_main(registry: Registry, user_id: str, name: str) -> Row:
+    """The branch a diff or a merge compares with main (main itself is no such branch: 422)."""
+    if name == MAIN:
+        raise Invalid("main is what branches are diffed against and merged into: name a branch")
+    return await get(registry, user_id, name)
+
+
 async def checkout(registry: Registry, caller: Caller, name: str) -> CheckedOut:
     if name != MAIN:
         await get(registry, caller.user_id, name)
@@ -97,7 +104,7 @@ async def checkout(registry: Registry, caller: Caller, name: str) -> CheckedOut:
 
 async def diff(registry: Registry, caller: Caller, name: str) -> BranchDiff:
     """What merging the branch into main would change."""
-    branch = await get(registry, caller.user_id, name)
+    branch = await _merged_into_main(registry, caller.user_id, name)
     new, changed, deactivated = merge_plan.plan(
         await registry.graph.read(
             "branches/changes", **merge_plan.since_fork(caller.user_id, branch)
@@ -116,7 +123,7 @@ async def merge(registry: Registry, caller: Caller, name: str, strategy: str) ->
 
     Merging twice changes nothing the second time.
     """
-    branch = await get(registry, caller.user_id, name)
+    branch = await _merged_into_main(registry, caller.user_id, name)
 
     async def work(tx: Tx) -> Merged:
         seq = await versions.open_change(tx, caller.user_id, MAIN, Why("merge", name))

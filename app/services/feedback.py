@@ -1,11 +1,11 @@
 """Feedback on memories, the per-user retrieval parameters, and tuning them from feedback.
 
-A signal is a (:Feedback) record on the caller's checked-out branch, linked ON the memory, whose
-matching counter (useful, irrelevant, outdated, wrong) goes up in the same change, so ranking
-reads the counts with the memory. The link and the count make a new version of the memory like
-any change (a rollback takes the link away again); the counters themselves are not memory
-content: a rollback keeps them, and a correction starts at zero while the old memory keeps its
-counts and feedback.
+A signal is a (:Feedback) record on the request's branch (else the checked-out one), linked ON
+the memory, whose matching counter (useful, irrelevant, outdated, wrong) goes up in the same
+change, so ranking reads the counts with the memory. The link and the count make a new version
+of the memory like any change (a rollback takes the link away again); the counters themselves
+are not memory content: a rollback keeps them, and a correction starts at zero while the old
+memory keeps its counts and feedback.
 """
 
 from __future__ import annotations
@@ -44,8 +44,9 @@ TUNE_PAGE = 200
 async def record(
     registry: Registry, caller: Caller, memory_id: str, item: NewFeedback
 ) -> FeedbackRecorded:
-    """Records a signal on one of the caller's active memories (checked-out branch)."""
-    scope = await scope_for(registry, caller, None)
+    """Records a signal on one of the caller's active memories (on the branch the request
+    names, else the checked-out one)."""
+    scope = await scope_for(registry, caller, item.branch)
 
     async def work(tx: Tx) -> Row:
         seq = await versions.open_change(

@@ -404,6 +404,67 @@ async def test_merge_of_an_unknown_branch_is_404(client: TestClientProtocol, use
     await error_detail(response, 404)
 
 
+async def test_main_is_not_diffed_or_merged_into_itself(
+    client: TestClientProtocol, user: User
+) -> None:
+    await store(client, user.headers, "Zara grows chillies")
+    diff = await client.get("/v1/branches/main/diff", headers=user.headers)
+    assert "main" in await error_detail(diff, 422)
+    merge = await client.post(
+        "/v1/branches/main/merge", json={"strategy": "append"}, headers=user.headers
+    )
+    assert "main" in await error_detail(merge, 422)
+    assert await page_contents(client, user.headers) == {"Zara grows chillies"}
+
+
+async def test_a_branch_in_the_query_string_works_like_one_in_the_body(
+    client: TestClientProtocol, user: User
+) -> None:
+    await create_branch(client, user.headers, "trial")
+    on_trial = {"branch": "trial"}
+    stored = await request_ok(
+        client,
+        "POST",
+        "/v1/memories",
+        user.headers,
+        json={"content": "Abel tunes pianos"},
+        query_string=on_trial,
+    )
+    assert stored["branch"] == "trial"
+    assert await page_contents(client, user.headers) == set()
+    found = await request_ok(
+        client,
+        "POST",
+        "/v1/memories/retrieve",
+        user.headers,
+        json={"query": "who tunes pianos"},
+        query_string=on_trial,
+    )
+    assert [memory["memory_id"] for memory in found] == [stored["memory_id"]]
+    # Feedback, too, goes to the branch the request names (body or query), not to main.
+    path = f"/v1/memories/{stored['memory_id']}/feedback"
+    await request_ok(
+        client, "POST", path, user.headers, json={"signal": "useful"}, query_string=on_trial
+    )
+    await request_ok(client, "POST", path, user.headers, json={"signal": "useful", **on_trial})
+    await error_detail(
+        await client.post(path, json={"signal": "useful"}, headers=user.headers), 404
+    )
+    memory = await request_ok(
+        client, "GET", f"/v1/memories/{stored['memory_id']}", user.headers, query_string=on_trial
+    )
+    assert memory["feedback"]["useful"] == 2
+    # Two different branches in one request are refused, and nothing is stored.
+    conflicting = await client.post(
+        "/v1/memories",
+        json={"content": "Abel tunes harps", "branch": "main"},
+        query_string=on_trial,
+        headers=user.headers,
+    )
+    assert "branch" in await error_detail(conflicting, 422)
+    assert await page_contents(client, user.headers, branch="trial") == {"Abel tunes pianos"}
+
+
 async def test_delete_branch_and_main_cannot_be_deleted(
     client: TestClientProtocol, user: User
 ) -> None:

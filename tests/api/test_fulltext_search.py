@@ -292,8 +292,6 @@ async def test_query_syntax_never_breaks_the_search(client: TestClientProtocol, 
 
 
 NO_WORD_QUERIES = {
-    "empty": "",
-    "blank": "   ",
     "syntax": '+-&&||!(){}[]^"~*?:\\/',
     "underscore": "_",
     "underscores": "___",
@@ -307,6 +305,16 @@ NO_WORD_QUERIES = {
     "closing-mark": "〆",
     "all-unindexed": "½ ² 〆 _ 🎉",
 }
+
+
+@pytest.mark.parametrize("query", ["", "   ", "\t\n"], ids=["empty", "blank", "whitespace"])
+async def test_a_blank_query_is_an_invalid_value(
+    client: TestClientProtocol, user: User, query: str
+) -> None:
+    response = await client.post(
+        "/v1/memories/fulltext-search", json={"query": query}, headers=user.headers
+    )
+    assert await error_detail(response, 422) == "query: Value error, must not be blank"
 
 
 @pytest.mark.parametrize("query", list(NO_WORD_QUERIES.values()), ids=list(NO_WORD_QUERIES))

@@ -199,13 +199,12 @@ async def test_expiry_in_other_time_zone_is_honoured(client: TestClientProtocol)
     await error_detail(await client.get("/auth/keys", headers=bearer(issued["raw_key"])), 401)
 
 
-async def test_expiry_without_time_zone_is_rejected(client: TestClientProtocol) -> None:
-    response = await client.post(
-        "/auth/keys",
-        json={"user_id": _new_user_id(), "name": "x", "expires_at": "2999-01-01T00:00:00"},
-        headers=MASTER,
-    )
-    await error_detail(response, 422)
+async def test_expiry_without_time_zone_is_utc(client: TestClientProtocol) -> None:
+    # Like every timestamp the API takes: no zone means UTC.
+    past = (datetime.now(UTC) - timedelta(minutes=30)).replace(microsecond=0, tzinfo=None)
+    expired = await issue_key(client, _new_user_id(), expires_at=past.isoformat())
+    assert datetime.fromisoformat(expired["expires_at"]) == past.replace(tzinfo=UTC)
+    await error_detail(await client.get("/auth/keys", headers=bearer(expired["raw_key"])), 401)
 
 
 # --- 401: no credential or a credential that is not (or no longer) valid ---------------------

@@ -10,7 +10,7 @@ from quart.typing import TestClientProtocol
 from tests.conftest import User
 from tests.support.http import error_detail, request_ok
 from tests.support.memories import page_contents, store
-from tests.support.snapshots import list_snapshots
+from tests.support.snapshots import list_snapshots, take_snapshot
 
 # Far deeper than Python's recursion limit: json.loads raises RecursionError on it.
 DEEP = 5_000
@@ -52,6 +52,11 @@ async def _unchanged(client: TestClientProtocol, user: User, contents: set[str])
         ),
         ("/v1/retrieval-params/tune", f'{{"feedback_weight": {_nested_lists(DEEP)}}}'),
         ("/v1/retrieval-params/tune", b'{"feedback_weight": "\xc3"}'),
+        # Python's json reads these, but they are not JSON and no client could read them back.
+        ("/v1/memories", '{"content": "x", "extra_metadata": {"n": NaN}}'),
+        ("/v1/memories", '{"content": "x", "extra_metadata": {"n": -Infinity}}'),
+        ("/v1/memories/fulltext-search", '{"query": "x", "extra_metadata_filter": {"n": NaN}}'),
+        ("/v1/retrieval-params/tune", '{"feedback_weight": Infinity}'),
     ],
     ids=[
         "latin-1",
@@ -63,6 +68,10 @@ async def _unchanged(client: TestClientProtocol, user: User, contents: set[str])
         "deep-metadata-filter",
         "deep-tune",
         "not-utf-8-tune",
+        "nan-metadata",
+        "infinity-metadata",
+        "nan-metadata-filter",
+        "infinity-tune",
     ],
 )
 async def test_a_body_that_does_not_decode_is_400(
@@ -92,6 +101,67 @@ async def test_nesting_that_parses_is_an_invalid_value(
 ) -> None:
     await error_detail(await _post_raw(client, user, path, body), 422)
     await _unchanged(client, user, set())
+
+
+TOO_LARGE_FOR_INT64 = 2**63
+TOO_LARGE_FOR_FLOAT = "1e400"  # Python reads it as infinity
+
+
+@pytest.mark.parametrize(
+    ("path", "body"),
+    [
+        ("/v1/memories", f'{{"content": "x", "extra_metadata": {{"n": {TOO_LARGE_FOR_INT64}}}}}'),
+        (
+            "/v1/memories",
+            f'{{"content": "x", "extra_metadata": {{"n": -{TOO_LARGE_FOR_INT64 + 1}}}}}',
+        ),
+        ("/v1/memories", f'{{"content": "x", "extra_metadata": {{"n": {TOO_LARGE_FOR_FLOAT}}}}}'),
+        (
+            "/v1/memories/batch",
+            f'{{"memories": [{{"content": "x", "extra_metadata": {{"n": {2**64}}}}}]}}',
+        ),
+        (
+            "/v1/memories/fulltext-search",
+            f'{{"query": "x", "extra_metadata_filter": {{"n": {TOO_LARGE_FOR_INT64}}}}}',
+        ),
+        ("/v1/memories/retrieve", f'{{"query": "x", "min_score": {TOO_LARGE_FOR_FLOAT}}}'),
+    ],
+    ids=["int-metadata", "negative-int-metadata", "float-metadata", "batch", "filter", "score"],
+)
+async def test_a_number_neo4j_cannot_hold_is_an_invalid_value(
+    client: TestClientProtocol, user: User, path: str, body: str
+) -> None:
+    detail = await error_detail(await _post_raw(client, user, path, body), 422)
+    assert "64 bits" in detail or "finite" in detail
+    await _unchanged(client, user, set())
+
+
+async def test_the_largest_64_bit_integers_are_stored_as_they_are(
+    client: TestClientProtocol, user: User
+) -> None:
+    bounds = {"high": TOO_LARGE_FOR_INT64 - 1, "low": -TOO_LARGE_FOR_INT64}
+    stored = await store(client, user.headers, "Kai counts grains", extra_metadata=bounds)
+    assert stored["extra_metadata"] == bounds
+    found = await request_ok(
+        client,
+        "POST",
+        "/v1/memories/fulltext-search",
+        user.headers,
+        json={"query": "grains", "extra_metadata_filter": {"high": TOO_LARGE_FOR_INT64 - 1}},
+    )
+    assert [memory["memory_id"] for memory in found] == [stored["memory_id"]]
+
+
+async def test_a_snapshot_page_offset_past_what_json_holds_exactly_is_an_invalid_value(
+    client: TestClientProtocol, user: User
+) -> None:
+    await take_snapshot(client, user.headers, "s1")
+    response = await client.get(
+        f"/v1/snapshots/s1?offset={TOO_LARGE_FOR_INT64}", headers=user.headers
+    )
+    assert "offset" in await error_detail(response, 422)
+    far = await request_ok(client, "GET", f"/v1/snapshots/s1?offset={2**53 - 1}", user.headers)
+    assert far["memories"] == []
 
 
 @pytest.mark.parametrize("before", [123, 1.5, "123", "1714000000", True])

@@ -134,8 +134,9 @@ async def test_observe_with_llm_stores_distilled_facts_as_t3(llm_app: Quart, llm
         ({"facts": "Lives in Porto"}, 200),
         ({"facts": 5}, 200),
         ({"facts": []}, 500),
+        ({"facts": []}, 404),
     ],
-    ids=["text", "json-array", "facts-string", "facts-number", "llm-error"],
+    ids=["text", "json-array", "facts-string", "facts-number", "llm-error", "llm-not-found"],
 )
 async def test_observe_with_an_unusable_llm_answer_is_503_and_stores_nothing(
     llm_app: Quart, llm: FakeLlm, reply: Any, status: int
@@ -146,7 +147,9 @@ async def test_observe_with_an_unusable_llm_answer_is_503_and_stores_nothing(
     response = await client.post(
         "/v1/observe", json={"messages": CONVERSATION}, headers=owner.headers
     )
-    await error_detail(response, 503)
+    detail = await error_detail(response, 503)
+    assert "LLM" in detail
+    assert llm.base_url not in detail and "127.0.0.1" not in detail  # no internals for callers
     assert len(llm.requests) == (3 if status >= 500 else 1)  # a 5xx is retried twice
     assert await list_all(client, owner.headers) == []
 

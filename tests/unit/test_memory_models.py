@@ -134,11 +134,13 @@ def test_fulltext_request_limits() -> None:
         assert FulltextRequest(query="q", limit=limit).limit == limit
     for limit in (0, 101):
         _rejects(FulltextRequest, "limit", query="q", limit=limit)
-    assert FulltextRequest(query="").query == ""  # allowed: it simply finds nothing
+    for blank in ("", "  \t"):
+        _rejects(FulltextRequest, "query", query=blank)  # a required string, as on retrieve
 
 
 def test_correct_by_query_needs_a_query_and_new_content() -> None:
     _rejects(CorrectByQuery, "query", query="", new_content="x")
+    _rejects(CorrectByQuery, "query", query="   ", new_content="x")
     _rejects(CorrectByQuery, "new_content", query="q", new_content=" ")
 
 
