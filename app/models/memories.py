@@ -32,25 +32,29 @@ MAX_QUERY_BYTES = 4096
 MAX_METADATA_KEYS = 32
 
 
+def _at_most(value: str, limit: int) -> str:
+    if len(value.encode("utf-8")) > limit:
+        raise ValueError(f"must be at most {limit} UTF-8 bytes")
+    return value
+
+
+def _filled(value: str) -> str:
+    if not value.strip():
+        raise ValueError("must not be blank")
+    return value
+
+
 def _message(value: str) -> str:
     """A conversation message may be blank (it is skipped), but not over the content limit."""
-    if len(value.encode("utf-8")) > MAX_CONTENT_BYTES:
-        raise ValueError(f"must be at most {MAX_CONTENT_BYTES} UTF-8 bytes")
-    return value
+    return _at_most(value, MAX_CONTENT_BYTES)
 
 
 def _content(value: str) -> str:
-    if not value.strip():
-        raise ValueError("must not be blank")
-    return _message(value)
+    return _at_most(_filled(value), MAX_CONTENT_BYTES)
 
 
 def _query(value: str) -> str:
-    if not value.strip():
-        raise ValueError("must not be blank")
-    if len(value.encode("utf-8")) > MAX_QUERY_BYTES:
-        raise ValueError(f"must be at most {MAX_QUERY_BYTES} UTF-8 bytes")
-    return value
+    return _at_most(_filled(value), MAX_QUERY_BYTES)
 
 
 # Infinity passes the union so that `storable` can say what is wrong with it.
