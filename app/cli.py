@@ -12,6 +12,7 @@ from importlib import metadata
 from typing import BinaryIO
 
 import httpx
+from pydantic import ValidationError
 from tqdm import tqdm
 
 from app.config import Settings
@@ -22,8 +23,19 @@ DEFAULT_URL = "http://127.0.0.1:8000"
 GRACEFUL_TIMEOUT_S = 10  # for the requests in flight when asked to stop
 
 
+def _settings() -> Settings:
+    """The settings from the environment, or exit 2 with what is wrong, named by variable."""
+    try:
+        return Settings()
+    except ValidationError as error:
+        for problem in error.errors():
+            variable = ".".join(str(part) for part in problem["loc"]).upper()
+            print(f"{variable}: {problem['msg'].removeprefix('Value error, ')}", file=sys.stderr)
+        sys.exit(2)
+
+
 async def _reembed() -> int:
-    registry = Registry.build(Settings())
+    registry = Registry.build(_settings())
     try:
         with tqdm(unit="memory", desc="re-embedding") as bar:
 
@@ -41,7 +53,7 @@ async def _serve(host: str, port: int) -> None:
     from app import create_app
     from app.server import serve
 
-    app = create_app()
+    app = create_app(_settings())
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for signal_number in (signal.SIGINT, signal.SIGTERM):
@@ -196,7 +208,7 @@ def parser() -> argparse.ArgumentParser:
     )
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on")
     serve.add_argument(
-        "--port", type=int, default=int(os.environ.get("PORT", "8000")), help="port (PORT)"
+        "--port", type=int, default=os.environ.get("PORT", "8000"), help="port (PORT)"
     )
     mcp = commands.add_parser(
         "mcp",

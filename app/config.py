@@ -5,6 +5,11 @@ from __future__ import annotations
 from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from app.cron import cron_trigger
+
+# What the neo4j driver connects with (with +s or +ssc: TLS).
+NEO4J_SCHEMES = ("bolt", "bolt+s", "bolt+ssc", "neo4j", "neo4j+s", "neo4j+ssc")
+
 
 class Settings(BaseSettings):
     """Every knob of the service; see the README's configuration table."""
@@ -59,7 +64,21 @@ class Settings(BaseSettings):
     @classmethod
     def _master_key_is_strong(cls, value: SecretStr) -> SecretStr:
         if len(value.get_secret_value()) < 16:
-            raise ValueError("MASTER_KEY must be at least 16 characters")
+            raise ValueError("must be at least 16 characters")
+        return value
+
+    @field_validator("neo4j_uri")
+    @classmethod
+    def _neo4j_uri_is_bolt(cls, value: str) -> str:
+        scheme = value.partition("://")[0]
+        if scheme not in NEO4J_SCHEMES:
+            raise ValueError(f"must be a URI of scheme {', '.join(NEO4J_SCHEMES)}")
+        return value
+
+    @field_validator("autotune_cron", "gc_cron", "governance_cron")
+    @classmethod
+    def _schedule_is_cron(cls, value: str) -> str:
+        cron_trigger(value)  # a bad schedule stops startup, named, not the scheduler later
         return value
 
     @property

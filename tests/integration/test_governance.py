@@ -12,8 +12,9 @@ from typing import Any
 from neo4j import AsyncDriver
 from quart.typing import TestClientProtocol
 
+from app.cron import cron_trigger
 from app.registry import Registry
-from app.scheduler import ScheduledJob, Scheduler, cron_trigger, job_table
+from app.scheduler import ScheduledJob, Scheduler, job_table
 from app.services import governance, snapshots
 from tests.conftest import User, create_user, make_settings
 from tests.support.governance import run

@@ -17,8 +17,9 @@ from neo4j import AsyncDriver
 from neo4j.time import DateTime
 from quart.typing import TestClientProtocol
 
+from app.cron import cron_trigger
 from app.registry import Registry
-from app.scheduler import ScheduledJob, Scheduler, collect_garbage, cron_trigger, job_table
+from app.scheduler import ScheduledJob, Scheduler, collect_garbage, job_table
 from app.services import feedback
 from tests.conftest import STARTUP_TIMEOUT_S, User, make_settings
 from tests.support.feedback import give_feedback

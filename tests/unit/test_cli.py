@@ -1,4 +1,5 @@
-"""The console entry point: every subcommand explains itself, and `version` prints ours."""
+"""The console entry point: every subcommand explains itself, `version` prints ours, and a bad
+setting stops a command with its variable named."""
 
 from __future__ import annotations
 
@@ -54,3 +55,43 @@ def test_mcp_names_its_service_and_needs_the_users_api_key(
         main(["mcp"])
     assert exited.value.code == 2
     assert "MEMORY_API_KEY" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("command", [["serve"], ["reembed"]])
+@pytest.mark.parametrize(
+    ("variable", "value", "problem"),
+    [
+        ("MASTER_KEY", "short", "at least 16 characters"),
+        ("GC_CRON", "0 99 * * *", ""),
+        ("NEO4J_URI", "http://127.0.0.1:7474", "scheme"),
+        ("WARM_CHECK_S", "0", "greater than 0"),
+    ],
+)
+def test_a_bad_setting_stops_the_command_with_its_variable_named(
+    command: list[str],
+    variable: str,
+    value: str,
+    problem: str,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.setenv("MASTER_KEY", "a-master-key-of-16+")
+    monkeypatch.setenv(variable, value)
+    with pytest.raises(SystemExit) as exited:
+        main(command)
+    assert exited.value.code == 2
+    error = capsys.readouterr().err
+    assert error.startswith(f"{variable}: ") and problem in error
+    assert "Traceback" not in error
+
+
+def test_a_port_that_is_no_number_fails_serve_only(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("PORT", "abc")
+    main(["version"])
+    assert capsys.readouterr().out.strip() == metadata.version("memory-service")
+    with pytest.raises(SystemExit) as exited:
+        parser().parse_args(["serve"])
+    assert exited.value.code == 2
+    assert "--port: invalid int value: 'abc'" in capsys.readouterr().err

@@ -1,4 +1,5 @@
-"""The automatic tuning rule for feedback_weight (app.services.tuning), and cron parsing."""
+"""The automatic tuning rule for feedback_weight (app.services.tuning), and which scheduled run
+a firing stands for."""
 
 from __future__ import annotations
 
@@ -8,8 +9,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from app.cron import cron_trigger
 from app.models.feedback import FEEDBACK_WEIGHT_MAX, FEEDBACK_WEIGHT_MIN
-from app.scheduler import cron_trigger, crontab_weekdays, due_run
+from app.scheduler import due_run
 from app.services.tuning import (
     MIN_SIGNALS,
     MemorySignals,
@@ -129,32 +131,6 @@ def test_the_weight_stays_in_range_and_moves_toward_the_target(
     assert 0.5 <= outcome.memory_judgement <= 1
     low, high = sorted((current, outcome.target))
     assert low - 1e-4 <= outcome.weight <= high + 1e-4
-
-
-def test_crontab_weekdays_are_numbered_from_sunday() -> None:
-    assert crontab_weekdays("*") == "*"
-    assert crontab_weekdays("0") == "sun"
-    assert crontab_weekdays("7") == "sun"
-    assert crontab_weekdays("1-5") == "mon,tue,wed,thu,fri"
-    assert crontab_weekdays("0-6/2") == "sun,tue,thu,sat"
-    assert crontab_weekdays("sat,sun") == "sun,sat"
-    with pytest.raises(ValueError):
-        crontab_weekdays("8")
-
-
-def test_cron_with_five_or_six_fields() -> None:
-    start = datetime(2026, 1, 1, 0, 0, 0, tzinfo=UTC)  # a Thursday
-    daily = cron_trigger("0 3 * * *")
-    assert daily.get_next_fire_time(None, start) == datetime(2026, 1, 1, 3, 0, tzinfo=UTC)
-    sundays = cron_trigger("0 3 * * 0")
-    assert sundays.get_next_fire_time(None, start) == datetime(2026, 1, 4, 3, 0, tzinfo=UTC)
-    every_two_seconds = cron_trigger("*/2 * * * * *")
-    assert every_two_seconds.get_next_fire_time(None, start.replace(second=1)) == start.replace(
-        second=2
-    )
-    for bad in ("", "* * * *", "* * * * * * *", "61 * * * *"):
-        with pytest.raises(ValueError):
-            cron_trigger(bad)
 
 
 def test_due_run_is_the_latest_fire_time_not_after_now() -> None:
