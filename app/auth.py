@@ -13,6 +13,7 @@ from quart import g, request
 from app import logs
 from app.api.context import registry
 from app.errors import Forbidden, Invalid, Unauthenticated
+from app.models.common import MAX_NAME_CHARS
 from app.ratelimit import OperationClass
 from app.registry import Registry
 from app.services import keys
@@ -60,6 +61,8 @@ async def resolve(
         user_id = acting_for.strip()
         if not user_id:
             raise Invalid("the master key acts for a user named in the X-User-Id header")
+        if len(user_id) > MAX_NAME_CHARS:
+            raise Invalid(f"X-User-Id: a user id has at most {MAX_NAME_CHARS} characters")
         acted_for = await keys.acting_for(registry, user_id)
         return Principal(
             user_id=user_id, key_id=None, is_master=True, active_branch=acted_for.active_branch

@@ -17,7 +17,10 @@ from pydantic import (
     TypeAdapter,
 )
 
-Name = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=128)]
+MAX_NAME_CHARS = 128
+Name = Annotated[
+    str, StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_NAME_CHARS)
+]
 # A name that appears in paths (branches, snapshots).
 Slug = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_.\-]{1,64}$")]
 Note = Annotated[str, StringConstraints(max_length=1000)]  # a reason or a description

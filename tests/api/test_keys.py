@@ -327,6 +327,12 @@ async def test_master_without_user_header_on_user_route_is_422(
 ) -> None:
     await error_detail(await client.get("/auth/keys", headers=MASTER), 422)
     await error_detail(await client.get("/auth/keys", headers={**MASTER, "X-User-Id": " "}), 422)
+    # A user id is a name of up to 128 characters, in the header as in POST /auth/keys.
+    too_long = {**MASTER, "X-User-Id": "x" * 129}
+    for path in ("/auth/keys", "/v1/memories"):
+        assert "128" in await error_detail(await client.get(path, headers=too_long), 422)
+    stored = await client.post("/v1/memories", json={"content": "x"}, headers=too_long)
+    await error_detail(stored, 422)
     await error_detail(await client.get(f"/auth/keys/{user.key_id}", headers=MASTER), 422)
 
 
