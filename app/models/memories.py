@@ -30,6 +30,13 @@ TrustTier = Literal["T1", "T2", "T3", "T4"]
 MAX_CONTENT_BYTES = 32 * 1024
 MAX_QUERY_BYTES = 4096
 MAX_METADATA_KEYS = 32
+# Metadata lives on the node as one property per key, so Cypher can filter on it directly.
+META_PREFIX = "meta_"
+
+
+def is_metadata(prop: str) -> bool:
+    """Whether a node property holds a metadata value (meta_<key>)."""
+    return prop.startswith(META_PREFIX)
 
 
 def _at_most(value: str, limit: int) -> str:

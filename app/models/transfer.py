@@ -20,14 +20,16 @@ from pydantic import (
     ConfigDict,
     Field,
     RootModel,
-    StrictFloat,
-    StrictInt,
     StrictStr,
     StringConstraints,
+    ValidationError,
     model_validator,
 )
 
 from app.models.common import SAFE_INT_MAX, storable
+from app.models.entities import EntityType
+from app.models.feedback import FEEDBACK_WEIGHT_MAX, FEEDBACK_WEIGHT_MIN, TuningSource
+from app.models.memories import MemoryType, TrustTier, is_metadata
 
 FORMAT = "memory-service-export"
 FORMAT_VERSION = 1
@@ -75,6 +77,67 @@ def _property_value(value: Any) -> Any:
 
 PropertyValue = Annotated[Any, BeforeValidator(_property_value)]
 Properties = dict[Annotated[str, StringConstraints(min_length=1, max_length=256)], PropertyValue]
+Count = Annotated[int, Field(ge=0, le=SAFE_INT_MAX)]
+
+
+class Readable(BaseModel):
+    """The properties of a record that the service reads back, typed as it reads them; other
+    properties pass as they are. An import checks a record's props against its model, so that a
+    file cannot store what a later read (or a Cypher predicate) would fail on."""
+
+    model_config = ConfigDict(extra="allow", strict=True, allow_inf_nan=False)
+
+
+class MemoryProps(Readable):
+    memory_type: MemoryType
+    trust_tier: TrustTier
+    is_active: bool
+    initial_confidence: Annotated[float, Field(ge=0, le=1)]
+    observed_at: datetime
+    created_at: datetime
+    updated_at: datetime
+    session_id: StrictStr | None = None
+    subject_id: StrictStr | None = None
+    superseded_by: StrictStr | None = None
+    useful: Count | None = None
+    irrelevant: Count | None = None
+    outdated: Count | None = None
+    wrong: Count | None = None
+
+    @model_validator(mode="after")
+    def _flat_metadata(self) -> MemoryProps:
+        for name, value in (self.model_extra or {}).items():
+            if is_metadata(name) and not isinstance(value, SCALARS):
+                raise ValueError(f"{name}: metadata values are strings, numbers or booleans")
+        return self
+
+
+class EntityProps(Readable):
+    name: StrictStr
+    type: EntityType
+    aliases: list[StrictStr]
+
+
+class SnapshotProps(Readable):
+    kind: Literal["user", "safety"]
+    description: StrictStr = ""
+    created_at: datetime
+
+
+class BranchProps(Readable):
+    from_snapshot: StrictStr | None = None
+    source_branch: StrictStr | None = None
+    created_at: datetime | None = None
+
+
+def readable(model: type[Readable], props: dict[str, Any]) -> None:
+    """ValueError naming the first property that `model` says the service could not read."""
+    try:
+        model.model_validate(props)
+    except ValidationError as error:
+        problem = error.errors()[0]
+        where = ".".join(str(part) for part in problem["loc"])
+        raise ValueError(f"props.{where}: {problem['msg']}") from None
 
 
 class Header(Record):
@@ -92,11 +155,14 @@ class UserState(Record):
 
     kind: Literal["user"]
     active_branch: Key
-    feedback_weight: StrictFloat | None = None
-    tuning_source: StrictStr | None = None
+    feedback_weight: (
+        Annotated[float, Field(ge=FEEDBACK_WEIGHT_MIN, le=FEEDBACK_WEIGHT_MAX, allow_inf_nan=False)]
+        | None
+    ) = None
+    tuning_source: TuningSource | None = None
     tuned_at: AwareDatetime | None = None
-    tuned_signals: StrictInt | None = None
-    feedback_signals: StrictInt | None = None
+    tuned_signals: Count | None = None
+    feedback_signals: Count | None = None
 
 
 class NodeKey(Record):
@@ -157,6 +223,7 @@ class MemoryNode(Record):
             raise ValueError("a current Memory has no props.ended_seq")
         if "user_id" in self.props:
             raise ValueError("props.user_id is not exported: nodes belong to the importing user")
+        readable(MemoryProps, self.props)
         return self
 
     @property
@@ -174,6 +241,11 @@ class Entity(Record):
     kind: Literal["entity"]
     key: Key
     props: Properties
+
+    @model_validator(mode="after")
+    def _readable(self) -> Entity:
+        readable(EntityProps, self.props)
+        return self
 
 
 class Relation(Record):
@@ -205,6 +277,11 @@ class Snapshot(Record):
     seq: Seq
     props: Properties = Field(default_factory=dict)  # kind (user|safety), description, ...
 
+    @model_validator(mode="after")
+    def _readable(self) -> Snapshot:
+        readable(SnapshotProps, self.props)
+        return self
+
 
 class Branch(Record):
     kind: Literal["branch"]
@@ -212,6 +289,11 @@ class Branch(Record):
     base_seq: Seq
     view_seq: Seq | None = None
     props: Properties = Field(default_factory=dict)  # from_snapshot, source_branch, shadows, ...
+
+    @model_validator(mode="after")
+    def _readable(self) -> Branch:
+        readable(BranchProps, self.props)
+        return self
 
 
 class Change(Record):

@@ -10,23 +10,17 @@ from typing import Any
 from app.errors import NotFound
 from app.graph import Row, Tx
 from app.models.feedback import SIGNALS
-from app.models.memories import FeedbackCounts, Memory
+from app.models.memories import META_PREFIX, FeedbackCounts, Memory, is_metadata
 from app.models.snapshots import Detail, SnapshotMemory
 from app.services import confidence
 from app.services.scope import Scope
 
-# Metadata lives on the node as one property per key, so Cypher can filter on it directly.
-META_PREFIX = "meta_"
 CONTENT_CUT: dict[Detail, int] = {"brief": 80, "normal": 200}
 
 
 def metadata_props(metadata: Mapping[str, Any]) -> dict[str, Any]:
     """Metadata as node properties (meta_<key>)."""
     return {META_PREFIX + key: value for key, value in metadata.items()}
-
-
-def is_metadata(prop: str) -> bool:
-    return prop.startswith(META_PREFIX)
 
 
 def metadata(props: Row) -> dict[str, Any]:

@@ -120,7 +120,8 @@ def read(encoded: dict[str, str]) -> Package:
     try:
         raw = json.loads(files.pop(MANIFEST))
         manifest = Manifest.model_validate(raw)
-    except (ValueError, UnicodeDecodeError) as error:
+        signed = canonical(raw)  # UTF-8, which a lone surrogate ("\udc00") is not
+    except (ValueError, RecursionError) as error:
         detail = error.errors()[0] if isinstance(error, ValidationError) else None
         where = ".".join(str(part) for part in detail["loc"]) if detail else ""
         raise Invalid(f"{MANIFEST} is invalid{': ' + where if where else ''}") from error
@@ -137,7 +138,7 @@ def read(encoded: dict[str, str]) -> Package:
         expected = manifest.files[path].lower()
         if not re.match(_SHA256, expected) or hashlib.sha256(content).hexdigest() != expected:
             raise Invalid(f"sha256 of {path!r} does not match the manifest")
-    return Package(manifest=manifest, files=files, canonical=canonical(raw))
+    return Package(manifest=manifest, files=files, canonical=signed)
 
 
 def public_key(text: str) -> Ed25519PublicKey:

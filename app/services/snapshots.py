@@ -11,6 +11,7 @@ from typing import Any
 
 from app.errors import Conflict, NotFound
 from app.graph import Row, Tx
+from app.models.memories import is_metadata
 from app.models.snapshots import (
     Detail,
     Diff,
@@ -21,7 +22,7 @@ from app.models.snapshots import (
 )
 from app.registry import Registry
 from app.services import versions
-from app.services.memory_view import is_metadata, to_snapshot_memory
+from app.services.memory_view import to_snapshot_memory
 from app.services.scope import Caller, scope_for
 from app.services.versions import Why
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import math
 import sys
 from array import array
 from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable
@@ -69,6 +70,9 @@ def decode_embedding(text: str) -> array[float]:
     packed.frombytes(raw)
     if sys.byteorder == "big":
         packed.byteswap()
+    # Neo4j's vector index and cosine take finite vectors with a direction only.
+    if not all(map(math.isfinite, packed)) or not any(packed):
+        raise ValueError("embedding must be finite numbers, not all zero")
     return packed
 
 

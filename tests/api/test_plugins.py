@@ -88,6 +88,8 @@ def _manifest_edit(files: dict[str, str], **changes: Any) -> dict[str, str]:
         ("bad version", "semantic version"),
         ("bad range", "version range"),
         ("bad config", "manifest.json is invalid"),
+        ("deep manifest", "manifest.json is invalid"),
+        ("lone surrogate", "manifest.json is invalid"),
     ],
 )
 async def test_every_bad_package_is_rejected_with_a_clear_422(
@@ -110,6 +112,9 @@ async def test_every_bad_package_is_rejected_with_a_clear_422(
         "bad version": publisher.package(name, "one"),
         "bad range": publisher.package(name, compatible="about 1"),
         "bad config": publisher.package(name, config={"ranking": {"vector_weight": 7}}),
+        "deep manifest": {**good, "manifest.json": b64(b'{"a":' * 100_000 + b"1" + b"}" * 100_000)},
+        # JSON may spell a lone surrogate, which no UTF-8 (the signed bytes) can hold.
+        "lone surrogate": _manifest_edit(good, description="\udc00"),
     }[case]
     detail = await error_detail(await publish(client, files), 422)
     assert expected in detail

@@ -4,10 +4,13 @@ the importing user's own."""
 
 from __future__ import annotations
 
+import base64
 import copy
+import struct
 import uuid
 from collections.abc import AsyncIterator
 
+import pytest
 import pytest_asyncio
 from neo4j import AsyncDriver
 from quart import Quart
@@ -167,6 +170,52 @@ async def test_a_bad_line_is_named_and_nothing_is_written(
     # A file cut short (no end line) is refused as incomplete.
     response = await import_body(client, fresh.headers, as_body(lines[:-3]))
     assert "incomplete" in await error_detail(response, 422)
+    assert await page_items(client, fresh.headers) == []
+
+
+ZERO_EMBEDDING = base64.b64encode(bytes(4 * 384)).decode()
+NAN_EMBEDDING = base64.b64encode(struct.pack("<384f", *([float("nan")] + [0.1] * 383))).decode()
+# Values the service could not read back (a 500 on every later list, or a Cypher error).
+UNREADABLE = {
+    "memory-type": ("memory", "props", "memory_type", "bogus"),
+    "trust-tier": ("memory", "props", "trust_tier", "T9"),
+    "active-text": ("memory", "props", "is_active", "yes"),
+    "created-at-text": ("memory", "props", "created_at", "yesterday"),
+    "observed-at-number": ("memory", "props", "observed_at", 5),
+    "metadata-list": ("memory", "props", "meta_tags", [1, 2]),
+    "count-too-large": ("memory", "props", "useful", 2**64),
+    "zero-embedding": ("memory", None, "embedding", ZERO_EMBEDDING),
+    "nan-embedding": ("memory", None, "embedding", NAN_EMBEDDING),
+    "entity-type": ("entity", "props", "type", "bogus"),
+    "entity-aliases": ("entity", "props", "aliases", "x"),
+    "snapshot-kind": ("snapshot", "props", "kind", "bogus"),
+    "branch-from-snapshot": ("branch", "props", "from_snapshot", 7),
+    "feedback-weight": ("user", None, "feedback_weight", 3.0),
+    "tuning-source": ("user", None, "tuning_source", "xxx"),
+}
+
+
+@pytest.mark.parametrize("change", list(UNREADABLE.values()), ids=list(UNREADABLE))
+async def test_a_value_the_service_could_not_read_back_is_refused(
+    client: TestClientProtocol,
+    user: User,
+    neo4j_driver: AsyncDriver,
+    change: tuple[str, str | None, str, object],
+) -> None:
+    kind, within, field, value = change
+    await user_with_history(client, user)
+    await take_snapshot(client, user.headers, "kept")
+    lines = await export_lines(client, user.headers)
+    fresh = await create_user(client, "unreadable")
+    size = await graph_size(neo4j_driver, fresh.user_id)
+    line = next(i for i, line in enumerate(lines) if line["kind"] == kind)
+    target = lines[line][within] if within else lines[line]
+    target[field] = value
+
+    response = await import_body(client, fresh.headers, as_body(lines))
+    await error_detail(response, 422)
+    assert [error["line"] for error in (await response.get_json())["errors"]] == [line + 1]
+    assert await graph_size(neo4j_driver, fresh.user_id) == size
     assert await page_items(client, fresh.headers) == []
 
 
