@@ -167,8 +167,10 @@ async def delete(registry: Registry, caller: Caller, name: str) -> DeletedBranch
     await get(registry, caller.user_id, name)
 
     async def work(tx: Tx) -> None:
+        rows = await tx.run("branches/delete", user_id=caller.user_id, name=name)
+        if not rows[0]["deleted"]:  # a concurrent delete took it first
+            raise NotFound(f"branch {name} not found")
         await versions.drop_branch(tx, caller.user_id, name)
-        await tx.run("branches/delete", user_id=caller.user_id, name=name)
 
     await registry.graph.transaction(work)
     active = MAIN if caller.active_branch == name else caller.active_branch

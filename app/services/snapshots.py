@@ -119,7 +119,9 @@ async def detail(
 
 async def delete(registry: Registry, caller: Caller, name: str) -> Snapshot:
     snapshot = await get(registry, caller.user_id, name)
-    await registry.graph.write("snapshots/delete", user_id=caller.user_id, name=name)
+    rows = await registry.graph.write("snapshots/delete", user_id=caller.user_id, name=name)
+    if not rows[0]["deleted"]:  # a concurrent delete took it first
+        raise NotFound(f"snapshot {name} not found")
     return snapshot
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import pytest
@@ -463,6 +464,21 @@ async def test_a_branch_in_the_query_string_works_like_one_in_the_body(
     )
     assert "branch" in await error_detail(conflicting, 422)
     assert await page_contents(client, user.headers, branch="trial") == {"Abel tunes pianos"}
+
+
+async def test_racing_deletes_of_one_branch_succeed_once(
+    client: TestClientProtocol, user: User
+) -> None:
+    await store(client, user.headers, "Pia sails on lakes")
+    await create_branch(client, user.headers, "raced")
+    await store(client, user.headers, "Pia sails on seas", branch="raced")
+    answers = await asyncio.gather(
+        *(client.delete("/v1/branches/raced", headers=user.headers) for _ in range(8))
+    )
+    assert sorted(answer.status_code for answer in answers) == [200] + [404] * 7
+    assert [branch["name"] for branch in (await _listed(client, user.headers))["branches"]] == [
+        "main"
+    ]
 
 
 async def test_delete_branch_and_main_cannot_be_deleted(

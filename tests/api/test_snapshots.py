@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import re
 from typing import Any
 
@@ -335,3 +336,15 @@ async def test_rollback_keeps_the_feedback_given_since(
     assert restored["feedback"]["useful"] == 2
     stats = await (await client.get("/v1/feedback/stats", headers=user.headers)).get_json()
     assert stats["useful"] == 2
+
+
+async def test_racing_deletes_of_one_snapshot_succeed_once(
+    client: TestClientProtocol, user: User
+) -> None:
+    await store(client, user.headers, "Ola paints doors")
+    await take_snapshot(client, user.headers, "raced")
+    answers = await asyncio.gather(
+        *(client.delete("/v1/snapshots/raced", headers=user.headers) for _ in range(8))
+    )
+    assert sorted(answer.status_code for answer in answers) == [200] + [404] * 7
+    assert await list_snapshots(client, user.headers) == []
