@@ -8,12 +8,13 @@ from dataclasses import dataclass
 from functools import wraps
 from typing import Any, Literal, ParamSpec, TypeVar
 
+from pydantic import TypeAdapter, ValidationError
 from quart import g, request
 
 from app import logs
 from app.api.context import registry
 from app.errors import Forbidden, Invalid, Unauthenticated
-from app.models.common import MAX_NAME_CHARS
+from app.models.common import MAX_NAME_CHARS, Name
 from app.ratelimit import OperationClass
 from app.registry import Registry
 from app.services import keys
@@ -23,6 +24,7 @@ from app.services.scope import MAIN, Caller
 Access = Literal["master", "user"]
 P = ParamSpec("P")
 RATE_LIMIT_ATTRIBUTE = "rate_limit_class"
+USER_ID = TypeAdapter(Name)  # X-User-Id names a user as POST /auth/keys does
 R = TypeVar("R")
 
 
@@ -58,11 +60,13 @@ async def resolve(
     if hmac.compare_digest(token.encode(), master.encode()):
         if access == "master":
             return Principal(user_id=None, key_id=None, is_master=True)
-        user_id = acting_for.strip()
-        if not user_id:
-            raise Invalid("the master key acts for a user named in the X-User-Id header")
-        if len(user_id) > MAX_NAME_CHARS:
-            raise Invalid(f"X-User-Id: a user id has at most {MAX_NAME_CHARS} characters")
+        try:
+            user_id = USER_ID.validate_python(acting_for)
+        except ValidationError:
+            raise Invalid(
+                "the master key acts for the user named in the X-User-Id header "
+                f"(1 to {MAX_NAME_CHARS} characters)"
+            ) from None
         acted_for = await keys.acting_for(registry, user_id)
         return Principal(
             user_id=user_id, key_id=None, is_master=True, active_branch=acted_for.active_branch

@@ -14,6 +14,7 @@ from datetime import date, datetime
 from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import (
+    AfterValidator,
     AwareDatetime,
     BaseModel,
     BeforeValidator,
@@ -130,14 +131,20 @@ class BranchProps(Readable):
     created_at: datetime | None = None
 
 
-def readable(model: type[Readable], props: dict[str, Any]) -> None:
-    """ValueError naming the first property that `model` says the service could not read."""
-    try:
-        model.model_validate(props)
-    except ValidationError as error:
-        problem = error.errors()[0]
-        where = ".".join(str(part) for part in problem["loc"])
-        raise ValueError(f"props.{where}: {problem['msg']}") from None
+def readable(model: type[Readable]) -> AfterValidator:
+    """A check of a record's props against `model`: a ValueError names the first property the
+    service could not read back."""
+
+    def check(props: dict[str, Any]) -> dict[str, Any]:
+        try:
+            model.model_validate(props)
+        except ValidationError as error:
+            problem = error.errors()[0]
+            where = ".".join(str(part) for part in problem["loc"])
+            raise ValueError(f"{where}: {problem['msg']}") from None
+        return props
+
+    return AfterValidator(check)
 
 
 class Header(Record):
@@ -203,7 +210,7 @@ class MemoryNode(Record):
 
     kind: Literal["memory"]
     label: MemoryLabel
-    props: Properties
+    props: Annotated[Properties, readable(MemoryProps)]
     embedding: StrictStr | None = None
     links: list[Link] = Field(default_factory=list)
 
@@ -223,7 +230,6 @@ class MemoryNode(Record):
             raise ValueError("a current Memory has no props.ended_seq")
         if "user_id" in self.props:
             raise ValueError("props.user_id is not exported: nodes belong to the importing user")
-        readable(MemoryProps, self.props)
         return self
 
     @property
@@ -240,12 +246,7 @@ class MemoryNode(Record):
 class Entity(Record):
     kind: Literal["entity"]
     key: Key
-    props: Properties
-
-    @model_validator(mode="after")
-    def _readable(self) -> Entity:
-        readable(EntityProps, self.props)
-        return self
+    props: Annotated[Properties, readable(EntityProps)]
 
 
 class Relation(Record):
@@ -275,12 +276,7 @@ class Snapshot(Record):
     name: Key
     branch: Key
     seq: Seq
-    props: Properties = Field(default_factory=dict)  # kind (user|safety), description, ...
-
-    @model_validator(mode="after")
-    def _readable(self) -> Snapshot:
-        readable(SnapshotProps, self.props)
-        return self
+    props: Annotated[Properties, readable(SnapshotProps)]  # kind (user|safety), created_at, ...
 
 
 class Branch(Record):
@@ -288,12 +284,7 @@ class Branch(Record):
     name: Key
     base_seq: Seq
     view_seq: Seq | None = None
-    props: Properties = Field(default_factory=dict)  # from_snapshot, source_branch, shadows, ...
-
-    @model_validator(mode="after")
-    def _readable(self) -> Branch:
-        readable(BranchProps, self.props)
-        return self
+    props: Annotated[Properties, readable(BranchProps)] = Field(default_factory=dict)
 
 
 class Change(Record):
