@@ -37,7 +37,9 @@ async def create(
     reads = await scope_for(registry, caller, source_branch)
 
     async def work(tx: Tx) -> None:
-        seq = await versions.open_change(tx, caller.user_id, name, Why("fork", name))
+        seq = await versions.open_change(
+            tx, caller.user_id, name, Why("fork", name), needs=[source_branch]
+        )
         state_seq = source.seq if source else seq - 1
         row = (
             await tx.run(
@@ -96,9 +98,11 @@ async def _merged_into_main(registry: Registry, user_id: str, name: str) -> Row:
 
 
 async def checkout(registry: Registry, caller: Caller, name: str) -> CheckedOut:
-    if name != MAIN:
+    if name != MAIN:  # an unknown branch changes nothing, not even by making the user
         await get(registry, caller.user_id, name)
-    await registry.graph.write("branches/checkout", user_id=caller.user_id, name=name)
+    [row] = await registry.graph.write("branches/checkout", user_id=caller.user_id, name=name)
+    if not row["found"]:
+        raise NotFound(f"branch {name} not found")
     return CheckedOut(active_branch=name)
 
 
@@ -126,7 +130,7 @@ async def merge(registry: Registry, caller: Caller, name: str, strategy: str) ->
     branch = await _merged_into_main(registry, caller.user_id, name)
 
     async def work(tx: Tx) -> Merged:
-        seq = await versions.open_change(tx, caller.user_id, MAIN, Why("merge", name))
+        seq = await versions.open_change(tx, caller.user_id, MAIN, Why("merge", name), needs=[name])
         new, changed, deactivated = merge_plan.plan(
             await tx.run("branches/changes", **merge_plan.since_fork(caller.user_id, branch)),
             replacing=strategy == "replace",

@@ -13,6 +13,7 @@ from app.registry import Registry
 from app.services import graph_stage, ranking
 from app.services.entity_extractor import extract
 from app.services.entity_names import compact_key
+from app.services.memory_view import whole
 from app.services.scope import MAIN, MemoryFilter, Scope
 
 GRAPH = graph_stage.GraphConfig()
@@ -105,8 +106,9 @@ class Walk:
         if found is None:
             return Expansion(keys=self.keys, rows=[], hits={}, timed_out=True)
         best = max(relevance.values(), default=0.0)
+        memories = [row for row in found["memories"] if whole(row["memory"])]
         similarity = {
-            row["memory"]["memory_id"]: ranking.cosine(row["residual"]) for row in found["memories"]
+            row["memory"]["memory_id"]: ranking.cosine(row["residual"]) for row in memories
         }
         paths = [
             graph_stage.GraphPath(
@@ -125,7 +127,7 @@ class Walk:
         hits = graph_stage.score(paths, similarity, strength, best, self.config)
         rows = [
             {"memory": row["memory"], "vector_score": row["similarity"], "text_score": None}
-            for row in found["memories"]
+            for row in memories
             if row["memory"]["memory_id"] in hits and keep.admits(row["memory"])
         ]
         return Expansion(keys=self.keys, rows=rows, hits=hits, denied=frozenset(found["denied"]))

@@ -30,6 +30,24 @@ def metadata(props: Row) -> dict[str, Any]:
     }
 
 
+# What every memory node holds. Reads take no locks: a node deleted while a read projected it
+# (its branch dropped under a search) comes back with some of these, or none.
+NODE_FIELDS = (
+    "memory_id",
+    "content",
+    "memory_type",
+    "trust_tier",
+    "initial_confidence",
+    "observed_at",
+    "created_at",
+)
+
+
+def whole(props: Row) -> bool:
+    """Whether a node read back is all there (not deleted while it was read)."""
+    return all(props.get(name) is not None for name in NODE_FIELDS)
+
+
 def current_confidence(props: Row, now: datetime) -> float:
     """The node's confidence decayed from its observation to `now` at its tier's rate."""
     return confidence.decayed(

@@ -159,7 +159,11 @@ async def pick(registry: Registry, caller: Caller, name: str, request: Pick) -> 
 
     async def work(tx: Tx) -> Picked:
         seq = await versions.open_change(
-            tx, caller.user_id, target.branch, Why("pick", f"from {name}")
+            tx,
+            caller.user_id,
+            target.branch,
+            Why("pick", f"from {name}"),
+            needs=[target.branch, name],
         )
         plan = _plan(await tx.run("branches/changes", **query), branch["base_seq"], request)
         new, changed, deactivated, _items, _skipped = plan

@@ -13,7 +13,7 @@ from app.models.feedback import FEEDBACK_WEIGHT_DEFAULT
 from app.models.memories import Explain, FulltextRequest, Memory, RetrieveRequest
 from app.registry import Registry
 from app.services import confidence, graph_walk, plugin_effects, ranking
-from app.services.memory_view import current_confidence, metadata_props, to_memory
+from app.services.memory_view import current_confidence, metadata_props, to_memory, whole
 from app.services.query_text import content_words, coverage, lucene_query
 from app.services.scope import MAIN, Caller, MemoryFilter, Scope, scope_for
 
@@ -125,7 +125,7 @@ async def hybrid(
     else:
         found, profile = await first_stage()
     queried = time.perf_counter()
-    rows: list[dict[str, Any]] = found["candidates"]
+    rows: list[dict[str, Any]] = [row for row in found["candidates"] if whole(row["memory"])]
     now = datetime.now(UTC)
     session_id = request.session_id if mode == "retrieve" else None  # the session it prefers
     weight = found["feedback_weight"]

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from app.errors import NotFound
 from app.graph import Row, Tx, packed_vector
 from app.models.history import ChangeKind
 from app.services.query_text import seq_text
@@ -65,11 +66,20 @@ class Why:
 
 
 async def open_change(
-    tx: Tx, user_id: str, branch: str, why: Why, counts: dict[str, int] | None = None
+    tx: Tx,
+    user_id: str,
+    branch: str,
+    why: Why,
+    counts: dict[str, int] | None = None,
+    needs: Sequence[str] | None = None,
 ) -> int:
     """The seq of a new change of the user's `branch` (where its nodes are written), recorded as
     a (:Change) with `why`; also serialises the user's concurrent writes, and adds `counts` to
-    the user's counters of those names."""
+    the user's counters of those names.
+
+    The branches the change reads or writes (`needs`, by default `branch`) must still exist
+    once it holds the user: NotFound when a concurrent delete took one (the request found it
+    before, but its nodes are gone or going)."""
     rows = await tx.run(
         "versions/next_seq",
         user_id=user_id,
@@ -77,7 +87,10 @@ async def open_change(
         kind=why.kind,
         reason=why.reason,
         counts=counts or {},
+        needs=[branch] if needs is None else list(needs),
     )
+    if rows[0]["missing"]:
+        raise NotFound(f"branch {rows[0]['missing'][0]} not found")
     return int(rows[0]["seq"])
 
 

@@ -3,8 +3,10 @@
 // returns: key (map of the new key); no row when the old key is unknown, foreign or revoked
 MATCH (old:ApiKey {id: $p.key_id})-[:BELONGS_TO]->(u:User {id: $p.user_id})
 // Writing first takes the old key's write lock, so that concurrent rotations of one key run one
-// after the other and only the first finds it live (otherwise each would issue a new key).
-SET old.rotated_to = old.rotated_to
+// after the other and only the first finds it live (otherwise each would issue a new key). The
+// write must change the node: setting a property to the value it has (or a missing one to
+// null) writes nothing and takes no lock.
+SET old.rotation_lock = coalesce(old.rotation_lock, 0) + 1
 WITH old, u
 WHERE old.revoked_at IS NULL
 SET old.revoked_at = datetime(), old.rotated_to = $p.new_key_id

@@ -5,9 +5,11 @@
 // node within a change happens here: a second write in a later statement of the same
 // transaction deadlocks with concurrent changes waiting for the node (Neo4j then also wants
 // the node's relationship-group lock, which a waiting change already holds).
+// The branches the change needs are looked up after that write: a branch deleted by a change
+// that committed first (deletes write the user first too) is missing, never half there.
 // params: user_id, branch (where the change writes its nodes), kind, reason, counts (map of
-//         counter name to increment)
-// returns: seq
+//         counter name to increment), needs (names of branches that must exist; main always does)
+// returns: seq, missing (the names of needs that do not exist)
 CYPHER 25
 OPTIONAL MATCH (found:User {id: $p.user_id})
 CALL (found) {
@@ -23,4 +25,11 @@ SET u.seq = coalesce(u.seq, 0) + 1
 FOREACH (name IN keys($p.counts) | SET u[name] = coalesce(u[name], 0) + $p.counts[name])
 CREATE (:Change {user_id: $p.user_id, seq: u.seq, branch: $p.branch, kind: $p.kind, reason: $p.reason,
                  at: datetime()})
-RETURN u.seq AS seq
+WITH u
+CALL (u) {
+  UNWIND [name IN $p.needs WHERE name <> 'main'] AS name
+  OPTIONAL MATCH (b:Branch {user_id: $p.user_id, name: name})
+  WITH name WHERE b IS NULL
+  RETURN collect(name) AS missing
+}
+RETURN u.seq AS seq, missing

@@ -6,6 +6,7 @@ import asyncio
 from typing import Any
 
 import pytest
+from neo4j import AsyncDriver
 from quart.typing import TestClientProtocol
 
 from tests.conftest import MASTER, User
@@ -22,6 +23,7 @@ from tests.support.memories import (
     store_batch,
     without_confidence,
 )
+from tests.support.neo4j_direct import query as cypher
 from tests.support.snapshots import list_snapshots, roll_back, take_snapshot
 
 Headers = dict[str, str]
@@ -479,6 +481,103 @@ async def test_racing_deletes_of_one_branch_succeed_once(
     assert [branch["name"] for branch in (await _listed(client, user.headers))["branches"]] == [
         "main"
     ]
+
+
+async def _blocked_transactions(driver: AsyncDriver, count: int) -> None:
+    """Waits until `count` transactions wait for a lock (the requests found their branch)."""
+    for _ in range(200):
+        rows = await cypher(
+            driver, "SHOW TRANSACTIONS YIELD status WHERE status STARTS WITH 'Blocked' RETURN *"
+        )
+        if len(rows) >= count:
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"fewer than {count} requests came to wait for the user")
+
+
+async def test_changes_waiting_for_a_delete_of_their_branch_find_it_gone(
+    client: TestClientProtocol, user: User, neo4j_driver: AsyncDriver
+) -> None:
+    """A store, a merge and a checkout that found the branch, then waited while a delete of it
+    committed: each is 404 and leaves nothing behind (before, the store was acknowledged into
+    the deleted branch, the merge answered 200 with nothing added and the user stayed checked
+    out to a branch that no longer existed)."""
+    await store(client, user.headers, "Ines knits scarves")
+    await create_branch(client, user.headers, "doomed")
+    await store(client, user.headers, "Ines knits hats", branch="doomed")
+    async with neo4j_driver.session(database="neo4j") as session:
+        delete = await session.begin_transaction()
+        # A delete of the branch writes the user first, as this does: what comes after waits.
+        await delete.run(
+            "MATCH (u:User {id: $user_id}) SET u.snapshot_lock = coalesce(u.snapshot_lock, 0) + 1",
+            user_id=user.user_id,
+        )
+        waiting = [
+            asyncio.ensure_future(request)
+            for request in (
+                client.post(
+                    "/v1/memories",
+                    json={"content": "Ines knits gloves", "branch": "doomed"},
+                    headers=user.headers,
+                ),
+                client.post(
+                    "/v1/branches/doomed/merge", json={"strategy": "append"}, headers=user.headers
+                ),
+                client.post("/v1/branches/doomed/checkout", headers=user.headers),
+            )
+        ]
+        await _blocked_transactions(neo4j_driver, 3)
+        await delete.run(
+            "MATCH (b:Branch {user_id: $user_id, name: 'doomed'}) DETACH DELETE b "
+            "WITH 1 AS done MATCH (m:Memory {user_id: $user_id, branch: 'doomed'}) DETACH DELETE m",
+            user_id=user.user_id,
+        )
+        await delete.commit()
+    answers = await asyncio.gather(*waiting)
+    for answer in answers:
+        assert await error_detail(answer, 404) == "branch doomed not found"
+    listed = await _listed(client, user.headers)
+    assert listed["active_branch"] == "main"
+    assert await page_contents(client, user.headers) == {"Ines knits scarves"}
+    left = await cypher(
+        neo4j_driver,
+        "MATCH (m:Memory {user_id: $user_id, branch: 'doomed'}) RETURN m.content AS content",
+        user_id=user.user_id,
+    )
+    assert left == []
+
+
+async def test_searches_racing_a_delete_of_their_branch_never_fail(
+    client: TestClientProtocol, user: User
+) -> None:
+    """Reads take no locks: a search may read nodes the delete is removing. It answers with
+    what it could read, or 404, never a 500 (it was one, now and then)."""
+
+    async def search(path: str, delay: float) -> int:
+        await asyncio.sleep(delay)
+        body = {"query": "kiln stoneware", "branch": "fleeting", "top_k": 10}
+        return (await client.post(path, json=body, headers=user.headers)).status_code
+
+    for _ in range(4):
+        await create_branch(client, user.headers, "fleeting")
+        items = [
+            {"content": f"Kiln {index} fires stoneware at host-{index}"} for index in range(40)
+        ]
+        response = await client.post(
+            "/v1/memories/batch",
+            json={"branch": "fleeting", "memories": items},
+            headers=user.headers,
+        )
+        assert response.status_code == 201
+        searches = [
+            search(path, index * 0.01)
+            for index in range(12)
+            for path in ("/v1/memories/retrieve", "/v1/memories/search")
+        ]
+        delete = client.delete("/v1/branches/fleeting", headers=user.headers)
+        *statuses, deleted = await asyncio.gather(*searches, delete)
+        assert deleted.status_code == 200
+        assert set(statuses) <= {200, 404}, statuses
 
 
 async def test_delete_branch_and_main_cannot_be_deleted(

@@ -8,10 +8,12 @@ import uuid
 from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
+from neo4j import AsyncDriver
 from quart.typing import TestClientProtocol
 
 from tests.conftest import MASTER, User
 from tests.support.http import bearer, error_detail, issue_key
+from tests.support.neo4j_direct import query
 
 RAW_KEY = re.compile(r"^sk-[0-9a-f]{32}$")
 KEY_FIELDS = {
@@ -122,7 +124,7 @@ async def test_rotate_issues_new_key_and_retires_the_old(
 
 
 async def test_concurrent_rotations_of_one_key_issue_one_new_key(
-    client: TestClientProtocol,
+    client: TestClientProtocol, neo4j_driver: AsyncDriver
 ) -> None:
     for _ in range(3):
         user_id = _new_user_id("race")
@@ -140,7 +142,15 @@ async def test_concurrent_rotations_of_one_key_issue_one_new_key(
         assert set(statuses) <= {201, 401, 409}, statuses
         keys = await (await client.get(f"/admin/users/{user_id}/keys", headers=MASTER)).get_json()
         assert len(keys) == 2
-        assert sum(key["revoked_at"] is None for key in keys) == 1
+        [live] = [key["key_id"] for key in keys if key["revoked_at"] is None]
+        # The retired key names its successor (a rotation that lost the race used to write
+        # back the null it read before the winner).
+        [old] = await query(
+            neo4j_driver,
+            "MATCH (k:ApiKey {id: $key_id}) RETURN k.rotated_to AS rotated_to",
+            key_id=issued["key_id"],
+        )
+        assert old["rotated_to"] == live
 
 
 async def test_rotate_keeps_expiry(client: TestClientProtocol) -> None:
