@@ -64,9 +64,24 @@ def rewrite(mapping: dict[str, str], props: records.Properties) -> dict[str, Any
     return {key: swap(key, value) for key, value in props.items()}
 
 
+def _named_memory_ids(file: File) -> set[str]:
+    """The memory ids the file holds or names: its nodes', and those in properties that name a
+    memory (a correction, a contradiction, what a feedback record or a relation came from),
+    which may be of a memory the file lacks (given feedback on a branch deleted since)."""
+    named = {node.key[0] for _, node in file.nodes}
+    references = [
+        *((node.props, ("superseded_by", "contradicted_by")) for _, node in file.nodes),
+        *((item.props, ("memory_id",)) for _, item in file.feedback),
+        *((item.props, ("memory_id",)) for _, item in file.relations),
+    ]
+    for props, names in references:
+        named.update(value for name in names if isinstance(value := props.get(name), str))
+    return named
+
+
 async def claimed_ids(registry: Registry, user_id: str, file: File) -> dict[str, str]:
     """The replacement of each memory and feedback id this user cannot have as it is."""
-    memory_ids = sorted({node.key[0] for _, node in file.nodes})
+    memory_ids = sorted(_named_memory_ids(file))
     feedback_ids = sorted({item.feedback_id for _, item in file.feedback})
     [row] = await registry.graph.read(
         "transfer/claimed_ids",

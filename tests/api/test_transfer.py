@@ -119,6 +119,33 @@ async def test_ids_keep_their_values_where_nobody_holds_them(
     assert found["feedback"]["useful"] == 2
 
 
+async def test_ids_of_another_users_memories_are_replaced_where_the_file_only_names_them(
+    client: TestClientProtocol, user: User
+) -> None:
+    """A file may name memories it lacks (feedback given on a branch deleted since): where
+    another user holds such an id, the import replaces it as it replaces the file's own."""
+    made = await user_with_history(client, user)
+    tea = made["tea"]["memory_id"]
+    lines = await export_lines(client, user.headers)
+    [header, account] = lines[:2]
+    memory = copy.deepcopy(
+        next(line for line in of_kind(lines, "memory") if line["props"]["memory_id"] != tea)
+    )
+    memory["links"] = []
+    memory["props"]["superseded_by"] = tea
+    feedback = copy.deepcopy(of_kind(lines, "feedback")[0])
+    feedback["props"]["memory_id"] = tea
+    crafted = [header, account, memory, feedback, {"kind": "end", "records": 3}]
+
+    fresh = await create_user(client, "naming")
+    await import_ok(client, fresh.headers, crafted)
+    exported = await export_lines(client, fresh.headers)
+    replaced = derived_id(fresh.user_id, tea)
+    assert [line["props"]["superseded_by"] for line in of_kind(exported, "memory")] == [replaced]
+    assert [line["props"]["memory_id"] for line in of_kind(exported, "feedback")] == [replaced]
+    assert tea not in as_body(exported).decode()
+
+
 async def test_importing_again_changes_nothing(
     client: TestClientProtocol, user: User, neo4j_driver: AsyncDriver
 ) -> None:
