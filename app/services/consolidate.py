@@ -55,14 +55,16 @@ def judge(a: Row, b: Row, found: contradictions.Disagreement) -> Contradiction:
     newer, older = (a, b) if _age_key(a) > _age_key(b) else (b, a)
     gap = _tier_number(newer) - _tier_number(older)
     kept, lowered = (older, newer) if gap >= TRUST_GAP else (newer, older)
+    # A memory contradicted before keeps a share of what it had before any contradiction: a
+    # second one (its first winner corrected since) lowers it no further than the first did.
+    before = lowered.get("confidence_before_contradiction") or lowered["initial_confidence"]
     return Contradiction(
         newer=newer["memory_id"],
         older=older["memory_id"],
         kept=kept["memory_id"],
         lowered=lowered["memory_id"],
-        lowered_confidence=lowered["initial_confidence"] * CONFIDENCE_FACTOR,
-        confidence_before=lowered.get("confidence_before_contradiction")
-        or lowered["initial_confidence"],
+        lowered_confidence=before * CONFIDENCE_FACTOR,
+        confidence_before=before,
         found=found,
     )
 

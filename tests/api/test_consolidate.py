@@ -9,6 +9,7 @@ from typing import Any
 from neo4j import AsyncDriver
 from quart.typing import TestClientProtocol
 
+from app.services.consolidate import CONFIDENCE_FACTOR
 from tests.conftest import User, create_user
 from tests.support.governance import days_ago, run
 from tests.support.http import error_detail
@@ -204,3 +205,31 @@ async def test_when_the_kept_memory_goes_the_lowered_one_gets_its_confidence_bac
     assert report["confidence_restored"] == 1
     [back] = await ranked(client, user.headers, "retrieve", "orders-db backup", min_score=0)
     assert (back["memory_id"], back["initial_confidence"]) == (older["memory_id"], 0.95)
+
+
+async def test_a_memory_contradicted_again_after_a_correction_is_lowered_only_once(
+    client: TestClientProtocol, user: User
+) -> None:
+    """The winner corrected to yet another value: the old memory still disagrees, and keeps
+    the same lowered confidence rather than a share of it (which sent it to quarantine)."""
+    older = await store(
+        client,
+        user.headers,
+        "The timeout of payment-service is 30 seconds.",
+        observed_at=days_ago(9),
+    )
+    newer = await store(client, user.headers, "The timeout of payment-service is 60 seconds.")
+    await run(client, user.headers, "consolidate")
+    response = await client.put(
+        f"/v1/memories/{newer['memory_id']}/correct",
+        json={"new_content": "The timeout of payment-service is 45 seconds.", "reason": "tuned"},
+        headers=user.headers,
+    )
+    assert response.status_code == 200, await response.get_data(as_text=True)
+
+    report = await run(client, user.headers, "consolidate")
+    assert report["contradictions"] == 1
+    found = await ranked(client, user.headers, "retrieve", "payment-service timeout", min_score=0)
+    [old] = [memory for memory in found if memory["memory_id"] == older["memory_id"]]
+    assert old["initial_confidence"] == 0.95 * CONFIDENCE_FACTOR
+    assert (await run(client, user.headers, "governance"))["quarantined"] == 0

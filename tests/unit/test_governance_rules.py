@@ -37,6 +37,20 @@ def test_the_newer_memory_is_kept_and_the_older_lowered() -> None:
     assert verdict.lowered_confidence == 0.9 * CONFIDENCE_FACTOR
 
 
+def test_a_memory_contradicted_again_is_lowered_from_what_it_had_before_any() -> None:
+    """Its first winner corrected, a memory contradicted by the correction is lowered once,
+    not once more on top of the first time."""
+    lowered_once = {
+        **_memory("old", "T1", 10),
+        "initial_confidence": 0.9 * CONFIDENCE_FACTOR,
+        "confidence_before_contradiction": 0.9,
+    }
+    verdict = judge(lowered_once, _memory("corrected", "T2", 1), FOUND)
+    assert verdict.lowered == "old"
+    assert verdict.lowered_confidence == 0.9 * CONFIDENCE_FACTOR
+    assert verdict.confidence_before == 0.9
+
+
 def test_a_much_less_trusted_newer_memory_does_not_displace_the_older() -> None:
     verdict = judge(_memory("new", "T4", 0), _memory("old", "T1", 30), FOUND)
     assert (verdict.newer, verdict.kept, verdict.lowered) == ("new", "old", "new")
