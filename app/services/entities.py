@@ -138,19 +138,17 @@ async def link_manually(registry: Registry, caller: Caller, request: LinkEntitie
         for item in request.entities
     ]
 
-    async def work(tx: Tx) -> list[Mention]:
+    async def work(tx: Tx) -> list[ProposedEntity]:
         seq = await versions.open_change(tx, scope.user_id, scope.branch, Why("link"))
         await active_memory(tx, scope, request.memory_id)
         [mentions] = await canonical(tx.run, scope.user_id, [named])
         links = await mention_links(tx, scope.user_id, [(request.memory_id, mentions)], MANUAL)
         await versions.link(tx, seq, scope.user_id, scope.branch, links)
-        return mentions
+        # An entity that existed keeps its name and type: the answer shows it as it is.
+        rows = await tx.run("entities/named", user_id=scope.user_id, keys=[m.key for m in mentions])
+        return [ProposedEntity(**row) for row in rows]
 
-    mentions = await registry.graph.transaction(work)
-    return EntityLinks(
-        memory_id=request.memory_id,
-        entities=[ProposedEntity(key=m.key, name=m.name, type=m.type) for m in mentions],
-    )
+    return EntityLinks(memory_id=request.memory_id, entities=await registry.graph.transaction(work))
 
 
 async def candidates(

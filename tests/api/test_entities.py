@@ -261,8 +261,9 @@ async def test_manual_link_adds_entities_to_a_memory(
         "olga": "manual",
     }
 
-    # Linking again changes nothing.
-    await link_entities(client, user.headers, memory["memory_id"], [{"name": "olga"}])
+    # Linking again changes nothing, and the answer shows the entity as it is stored.
+    again = await link_entities(client, user.headers, memory["memory_id"], [{"name": "olga"}])
+    assert again["entities"] == [{"key": "olga", "name": "Olga", "type": "person"}]
     assert (await entity_counts(client, user.headers))["olga"] == 1
 
 
