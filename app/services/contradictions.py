@@ -85,7 +85,7 @@ _SINGLE_VALUED = _word_set("prefer favorite favourite default 偏好 最喜欢 �
 _MANY_VALUED = _word_set(
     """use using depend call support include contain like love know with and or speak visit
     need want read write talk work
-    使用 用 依赖 调用 支持 包括 包含 喜欢 认识 和 与 及 或 需要 访问 合作"""
+    使用 用 依赖 调用 支持 包括 包含 喜欢 爱 认识 懂 说 讲 读 写 学 和 与 及 或 需要 访问 合作"""
 )
 
 

@@ -45,6 +45,13 @@ _GROUP = re.compile(
     r"\b((?:[a-z][\w-]*\s+){0,1}[a-z][\w-]*)\s+(team|squad|group|department|guild)\b", re.IGNORECASE
 )
 _HAN_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]+")
+# An English name before a Chinese team or service word ("billing 团队", "payment 服务"); not
+# 服务器/服务端 (a server).
+_MIXED_GROUP = re.compile(
+    r"(?<![\w.@-])([A-Za-z][A-Za-z0-9]*)\s?(团队|小组|部门|服务(?![器端])|系统|平台|集群)"
+)
+# Han text right after an English word or identifier, which is its subject (invoice-api 部署在).
+_AFTER_WORD = re.compile(r"[A-Za-z0-9]\s*$")
 # Clause ends: ASCII and full-width punctuation, "which", "but", and 但(是) and 而(且).
 _CLAUSE_BREAK = re.compile(
     r"[,;.!?\uff0c\uff1b\u3002\uff01\uff1f\u3001\n]|\bwhich\b|\bbut\b|但是|但|而且|而"
@@ -77,7 +84,9 @@ _CAPITALISED_STOP = _words(
     on in at for from to by with about into over under after during per via
     keep keeps run runs deploy deploys add adds remove call calls store stores send sends
     always never usually sometimes prefer prefers likes like wants need needs remember
-    everyone everybody someone somebody anyone nobody people"""
+    everyone everybody someone somebody anyone nobody people version
+    monday tuesday wednesday thursday friday saturday sunday january february march april june
+    july august september october november december"""
 )
 _VERB_ENDINGS = ("s", "ed", "ing")
 _ACRONYM_STOP = _words("OK ID IDS TODO FYI ETA UTC GMT AM PM")
@@ -89,10 +98,15 @@ _SINGLE_NOUN_TAGS = frozenset({"n", "nr", "nrfg", "nrt", "ns", "nt", "nz"})
 _PHRASE_LEAD_TAGS = frozenset({"v", "vn", "h", "zg"})  # a verb or a prefix (反)
 _NICKNAME_PREFIXES = frozenset({"小", "老", "阿"})
 _LOCATIVE = frozenset({"在", "于"})
+_VERB_PARTICLES = _LOCATIVE | {"了", "过", "着", "到"}
 # Tokens jieba tags as nouns that mark a time clause (出错 时会 ..., 任务 时 ...): a run ends there.
 _CLAUSE_MARKS = frozenset({"时", "时会", "时候", "时刻", "期间"})
 # One-character verbs too common to lead a name or join two nouns into one (任务 时 有 内存).
 _COMMON_VERBS = frozenset({"有", "是", "为", "会", "要", "到", "在", "让", "把", "被", "给"})
+# What stands before a verb that is the predicate of a subject, not part of a name: a noun, a
+# pronoun or an adverb (王芳 喜欢 咖啡, 团队 负责 监控, 他 也 喜欢), or an auxiliary (会 说 英语).
+_SUBJECT_TAGS = frozenset({"n", "nr", "nrfg", "nrt", "ns", "nt", "r", "d"})
+_AUXILIARIES = _COMMON_VERBS | {"能", "想", "应该", "可以"}
 _CHINESE_TEAM_ENDINGS = ("团队", "小组", "部门", "组")
 _CHINESE_SERVICE_ENDINGS = ("服务", "系统", "平台", "数据库", "集群")
 _CHINESE_STOP = _words(
@@ -154,6 +168,11 @@ def _identifier_spans(text: str) -> Iterator[_Span]:
 
 
 def _english_name_spans(text: str) -> Iterator[_Span]:
+    for match in _MIXED_GROUP.finditer(text):
+        word, ending = match.group(1), match.group(2)
+        if word.lower() not in _GROUP_STOP and word.lower() not in _CAPITALISED_STOP:
+            kind = "team" if ending.endswith(_CHINESE_TEAM_ENDINGS) else "service"
+            yield _Span(match.start(), match.end(), f"{word} {ending}", kind)
     for match in _CAMEL.finditer(text):
         yield _Span(match.start(), match.end(), match.group(), "concept")
     for match in _GROUP.finditer(text):
@@ -200,6 +219,11 @@ def _chinese_type(word: str, tags: list[str]) -> str:
     return "concept"
 
 
+def _head(word: str) -> bool:
+    """A team or service word, which a verb before it names (支付 团队, 登录 服务)."""
+    return word.endswith(_CHINESE_TEAM_ENDINGS + _CHINESE_SERVICE_ENDINGS)
+
+
 def _chinese_spans(text: str) -> Iterator[_Span]:
     for run in _HAN_RUN.finditer(text):
         position = run.start()
@@ -207,7 +231,7 @@ def _chinese_spans(text: str) -> Iterator[_Span]:
         for pair in jieba.posseg.cut(run.group(), HMM=True):
             tokens.append((position, pair.word, pair.flag))
             position += len(pair.word)
-        yield from _chinese_phrases(tokens)
+        yield from _chinese_phrases(tokens, bool(_AFTER_WORD.search(text, 0, run.start())))
 
 
 def _joins_nouns(tokens: list[tuple[int, str, str]], index: int, start: int) -> bool:
@@ -240,6 +264,26 @@ def _nickname(tokens: list[tuple[int, str, str]]) -> list[tuple[int, str, str]]:
     return joined
 
 
+def _predicate(tokens: list[tuple[int, str, str]], index: int, after_word: bool) -> bool:
+    """Whether a verb and the one noun after it are a predicate and its object (王芳 喜欢 咖啡,
+    Maria 需要 升级), not a name (支付 团队): the verb follows a subject or an auxiliary, and
+    the noun is no team or service word."""
+    if tokens[index][2] != "v":
+        return False
+    if index == 0:
+        subject = after_word
+    else:
+        before = tokens[index - 1]
+        subject = before[2] in _SUBJECT_TAGS or before[1] in _AUXILIARIES
+    following = tokens[index + 2] if index + 2 < len(tokens) else None
+    return (
+        subject
+        and _noun(tokens[index + 1])
+        and not _head(tokens[index + 1][1])
+        and (following is None or not _noun(following))
+    )
+
+
 def _suffix_spans(
     run: list[tuple[int, str, str]], inner: bool, tails: bool = True
 ) -> Iterator[_Span]:
@@ -253,11 +297,13 @@ def _suffix_spans(
             yield _Span(part[0][0], part[0][0] + len(word), word, kind, inner=inner or first > 0)
 
 
-def _chinese_phrases(tokens: list[tuple[int, str, str]]) -> Iterator[_Span]:
+def _chinese_phrases(tokens: list[tuple[int, str, str]], after_word: bool) -> Iterator[_Span]:
     """Proper nouns alone, and runs of nouns (optionally led by one verb or prefix: 支付 团队,
     反 欺诈 网关) with every suffix of two or more tokens, so "领导计费团队" also yields
-    "计费团队". A run right before 在/于 may end in a verb jieba tags as a noun (网关 部署 在):
-    its tails are those of the run without that last token."""
+    "计费团队". A verb that is a predicate leads nothing (王芳 喜欢 咖啡 gives 咖啡). A run
+    right before 在/于 may end in a verb jieba tags as a noun (网关 部署 在): its tails are
+    those of the run without that last token. Text right after an English word (`after_word`)
+    may open with what is said of it (see _said_of_word)."""
     tokens = _nickname(tokens)
     index = 0
     while index < len(tokens):
@@ -268,6 +314,7 @@ def _chinese_phrases(tokens: list[tuple[int, str, str]]) -> Iterator[_Span]:
             and lead[1] not in _COMMON_VERBS
             and index + 1 < len(tokens)
             and not _NEGATION_BEFORE.match(lead[1])
+            and not _predicate(tokens, index, after_word)
         ):
             index += 1
         end = index
@@ -277,6 +324,9 @@ def _chinese_phrases(tokens: list[tuple[int, str, str]]) -> Iterator[_Span]:
             index = start + 1
             continue
         run = tokens[start:end]
+        if start == 0 and after_word and len(run) == 1 and _said_of_word(tokens, end):
+            index = end
+            continue
         if (
             len(run) == 1
             and len(run[0][1]) >= 2
@@ -296,6 +346,19 @@ def _chinese_phrases(tokens: list[tuple[int, str, str]]) -> Iterator[_Span]:
     for position, word, tag in tokens:
         if tag in _PROPER_TAGS and len(word) >= 2:
             yield _Span(position, position + len(word), word, _PROPER_TAGS[tag], inner=True)
+
+
+def _said_of_word(tokens: list[tuple[int, str, str]], end: int) -> bool:
+    """Whether the lone common noun before `end`, right after an English word, is what is said
+    of the word: a verb jieba tags as a noun, as a particle after it shows (部署 在, 上线 了),
+    rather than a noun the word names (Postgres 主库)."""
+    _, word, tag = tokens[end - 1]
+    return (
+        tag not in _PROPER_TAGS
+        and not _head(word)
+        and end < len(tokens)
+        and tokens[end][1] in _VERB_PARTICLES
+    )
 
 
 def _negated(text: str, span: _Span) -> bool:

@@ -8,6 +8,7 @@ import logging
 from datetime import UTC, datetime
 from typing import Any
 
+from app.errors import DomainError, Unavailable
 from app.graph import Tx
 from app.models.entities import ExtractRequest
 from app.models.governance import (
@@ -154,8 +155,14 @@ async def govern_all(registry: Registry) -> dict[str, int]:
         )
         for row in rows:
             caller = Caller(user_id=row["user_id"], active_branch=row["active_branch"])
-            await govern(registry, caller, force=True, trigger="scheduled")
-            await consolidate.consolidate(registry, caller, force=True, trigger="scheduled")
+            try:
+                await govern(registry, caller, force=True, trigger="scheduled")
+                await consolidate.consolidate(registry, caller, force=True, trigger="scheduled")
+            except Unavailable:
+                raise
+            except DomainError as error:  # this user's state, not the job: the others go on
+                log.warning("scheduled governance skipped user %s: %s", caller.user_id, error)
+                continue
             await registry.graph.write("governance/mark_governed", user_id=caller.user_id)
             governed += 1
         if len(rows) < USERS_PAGE:

@@ -134,6 +134,10 @@ async def test_memories_that_can_both_be_true_are_not_contradictions(
     await store(client, user.headers, "The billing team owns invoice-api.")
     await store(client, user.headers, "发票服务使用Redis做缓存。")
     await store(client, user.headers, "发票服务部署在上海机房。")
+    await store(client, user.headers, "王芳喜欢咖啡", observed_at=days_ago(3))
+    await store(client, user.headers, "王芳喜欢茶")
+    await store(client, user.headers, "王芳会说英语", observed_at=days_ago(3))
+    await store(client, user.headers, "王芳会说日语")
 
     report = await run(client, user.headers, "consolidate")
 

@@ -112,6 +112,32 @@ async def _runs_of(driver: AsyncDriver, user_id: str) -> list[tuple[str, str]]:
     return [(row["op"], row["trigger"]) for row in rows]
 
 
+async def test_scheduled_governance_goes_on_past_a_user_it_cannot_govern(
+    client: TestClientProtocol, registry: Registry, neo4j_driver: AsyncDriver
+) -> None:
+    """A user checked out to a branch that is gone (left so by a release before the fix of
+    checkouts racing deletes) is skipped, and everyone after it is governed."""
+    await governance.govern_all(registry)
+    stranded = await create_user(client, "stranded")
+    after = await create_user(client, "zz-after")
+    await store(client, stranded.headers, "Stranded note")
+    await store(client, after.headers, "Scratch", trust_tier="T4", initial_confidence=0.1)
+    await query(
+        neo4j_driver,
+        "MATCH (u:User {id: $u}) SET u.active_branch = 'gone'",
+        u=stranded.user_id,
+    )
+
+    report = await governance.govern_all(registry)
+
+    assert report["users_governed"] >= 1
+    assert ("governance", "scheduled") in await _runs_of(neo4j_driver, after.user_id)
+    assert await _runs_of(neo4j_driver, stranded.user_id) == []
+    await query(
+        neo4j_driver, "MATCH (u:User {id: $u}) SET u.active_branch = 'main'", u=stranded.user_id
+    )
+
+
 async def test_scheduled_governance_runs_once_per_run_for_users_with_changes(
     client: TestClientProtocol, registry: Registry, neo4j_driver: AsyncDriver
 ) -> None:

@@ -175,6 +175,67 @@ def test_two_things_deployed_somewhere_share_no_entity_through_the_verb() -> Non
     assert not payments & fraud
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("王芳喜欢咖啡", ["王芳", "咖啡"]),
+        ("王芳会说英语", ["王芳", "英语"]),
+        ("运维团队负责监控", ["运维团队"]),
+        ("Maria 需要升级", ["maria"]),
+    ],
+)
+def test_a_verb_after_its_subject_is_no_part_of_a_name(text: str, expected: list[str]) -> None:
+    """喜欢咖啡 (likes coffee) is a predicate, not a thing: two such memories that differ in
+    what is liked shared no entity but disagreed in one, a false contradiction."""
+    assert _keys(text) == expected
+
+
+def test_a_verb_naming_a_team_or_service_stays_in_its_name() -> None:
+    assert "支付团队" in _keys("王芳负责支付团队")
+    assert "支付团队" in _keys("王芳领导支付团队")
+    assert "缓存服务" in _keys("他使用缓存服务")
+
+
+@pytest.mark.parametrize(
+    "text", ["invoice-api 部署在 host-a1 上", "payment-service 上线了", "risk-engine 部署到 k8s"]
+)
+def test_what_is_said_of_an_identifier_is_not_an_entity(text: str) -> None:
+    """部署 and 上线 (deploy, go live) right after a name are what it does: as entities they
+    joined every service deployed somewhere."""
+    keys = _keys(text)
+    assert not [key for key in keys if key in {"部署", "上线"}], keys
+
+
+def test_a_chinese_noun_an_identifier_names_stays() -> None:
+    assert "主库" in _keys("大家说的 Postgres 主库 就是 orders-db。")
+
+
+@pytest.mark.parametrize(
+    ("text", "team"),
+    [
+        ("李雷在 billing 团队", "billing 团队"),
+        ("韩梅梅也在 Billing 团队", "billing 团队"),
+        ("韩梅梅在 checkout团队", "checkout 团队"),
+    ],
+)
+def test_an_english_name_before_a_chinese_team_word_is_a_team(text: str, team: str) -> None:
+    mentions = _by_key(text)
+    assert mentions[team].type == "team"
+    assert mentions[team].name.lower() == team
+
+
+def test_an_english_name_before_a_chinese_service_word_is_a_service() -> None:
+    assert _by_key("请重启 payment 服务")["payment 服务"].type == "service"
+    assert "payment 服务" not in _keys("billing 服务器宕机了")
+
+
+@pytest.mark.parametrize(
+    "text", ["Billing team meeting on Friday", "Version 2.0 is out", "We ship in March"]
+)
+def test_days_months_and_the_word_version_are_not_entities(text: str) -> None:
+    assert not {"friday", "version", "march"} & set(_keys(text))
+
+
 def test_mixed_chinese_and_identifiers() -> None:
     mentions = extract("计费团队负责 invoice-api 服务")
     assert [(m.key, m.type) for m in mentions] == [("计费团队", "team"), ("invoice api", "service")]
