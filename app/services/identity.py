@@ -35,6 +35,11 @@ def time_ordered_id() -> str:
     return f"{value:032x}"
 
 
-def fingerprint(memory_type: str, subject_id: str | None, content: str) -> str:
-    """What makes two memories exact duplicates (same user and branch assumed)."""
-    return hashlib.sha256(f"{memory_type}\x00{subject_id or ''}\x00{content}".encode()).hexdigest()
+def fingerprint(
+    memory_type: str, subject_id: str | None, content: str, session_id: str | None = None
+) -> str:
+    """What makes two memories exact duplicates (same user and branch assumed); with a
+    `session_id`, only a memory of that session is one (a session's summary)."""
+    session = "" if session_id is None else f"\x00{session_id}"
+    text = f"{memory_type}\x00{subject_id or ''}\x00{content}{session}"
+    return hashlib.sha256(text.encode()).hexdigest()

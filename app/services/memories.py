@@ -46,9 +46,12 @@ def memory_props(
     *,
     trust_tier: str | None = None,
     initial: float | None = None,
+    per_session: bool = False,
 ) -> dict[str, Any]:
-    """The node properties of a new memory (metadata as one meta_<key> property per key)."""
+    """The node properties of a new memory (metadata as one meta_<key> property per key);
+    `per_session`: only a memory of the same session is its exact duplicate."""
     tier = trust_tier or item.trust_tier
+    session = item.session_id if per_session else None
     return {
         "memory_id": time_ordered_id(),
         "user_id": scope.user_id,
@@ -65,7 +68,7 @@ def memory_props(
         "observed_at": item.observed_at or datetime.now(UTC),
         "embedding": embedding,
         "embedding_model": model_id,
-        "fingerprint": fingerprint(item.memory_type, item.subject_id, item.content),
+        "fingerprint": fingerprint(item.memory_type, item.subject_id, item.content, session),
         **dict.fromkeys(SIGNALS, 0),
         **metadata_props(item.extra_metadata),
     }
@@ -140,11 +143,13 @@ async def _create(
     trust_tier: str | None = None,
     embed: bool = True,
     derived_from: Sequence[str] = (),
+    per_session: bool = False,
     rehearsal: bool = False,
 ) -> list[tuple[Row, bool]]:
     """Creates memories in one change (see _create_in); each new one is linked DERIVED_FROM
     the memories `derived_from` names. Without `embed` they get no embedding: vector search
-    and retrieval do not see them. A `rehearsal` rolls the change back."""
+    and retrieval do not see them. `per_session`: see memory_props. A `rehearsal` rolls the
+    change back."""
     texts = [item.content for item in items]
     embeddings: Sequence[list[float] | None]
     if embed:
@@ -154,7 +159,7 @@ async def _create(
         embeddings, mentions = [None] * len(items), await entities.extract_all(texts)
         model_id = NOT_EMBEDDED
     props = [
-        memory_props(scope, item, vector, model_id, trust_tier=trust_tier)
+        memory_props(scope, item, vector, model_id, trust_tier=trust_tier, per_session=per_session)
         for item, vector in zip(items, embeddings, strict=True)
     ]
 
@@ -216,11 +221,20 @@ async def store_derived(
     why: Why,
     *,
     embed: bool = True,
+    per_session: bool = False,
 ) -> tuple[Memory, bool]:
     """Stores a memory made from others (an insight, a summary), linked DERIVED_FROM each
-    source in the same change; (memory, False) when an identical active one already exists."""
+    source in the same change; (memory, False) when an identical active one already exists
+    (`per_session`: in the same session)."""
     [(row, created)] = await _create(
-        registry, scope, [item], why, trust_tier=trust_tier, embed=embed, derived_from=sources
+        registry,
+        scope,
+        [item],
+        why,
+        trust_tier=trust_tier,
+        embed=embed,
+        derived_from=sources,
+        per_session=per_session,
     )
     return to_memory(row), created
 

@@ -125,6 +125,8 @@ async def run(registry: Registry, task: Row) -> dict[str, Any]:
         SUMMARY_TIER,
         Why("summary", mode),
         embed=params["generate_embedding"],
+        # Two sessions summarised in the same words are two episodes: each gets its summary.
+        per_session=True,
     )
     result: dict[str, Any] = memory.model_dump(mode="json")
     return result

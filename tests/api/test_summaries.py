@@ -60,6 +60,30 @@ async def test_a_sync_full_summary_is_an_episodic_memory_of_the_session_linked_t
     assert summary["content"] in contents(found)
 
 
+async def test_two_sessions_summarised_in_the_same_words_each_get_their_summary(
+    llm_app: Quart, llm: FakeLlm, neo4j_driver: AsyncDriver
+) -> None:
+    """An LLM may answer two sessions alike: the second is no duplicate of the first's
+    summary (which it was, so the second session got none and was answered with the
+    first's); within one session the same words are still one memory."""
+    client = llm_app.test_client()
+    user = await create_user(client, "summary")
+    llm.reply = FULL
+    summaries = {}
+    for session_id in ("deploy", "redeploy"):
+        sources = await session(client, user, session_id)
+        response = await summarize(client, user, session_id, mode="full", sync=True)
+        assert response.status_code == 200, await response.get_data(as_text=True)
+        summaries[session_id] = await response.get_json()
+        assert summaries[session_id]["session_id"] == session_id
+        assert await _sources(neo4j_driver, summaries[session_id]["memory_id"]) == set(sources)
+    assert summaries["deploy"]["content"] == summaries["redeploy"]["content"]
+    assert summaries["deploy"]["memory_id"] != summaries["redeploy"]["memory_id"]
+
+    again = await summarize(client, user, "redeploy", mode="full", sync=True)
+    assert (await again.get_json())["memory_id"] == summaries["redeploy"]["memory_id"]
+
+
 async def test_a_summary_without_an_embedding_is_listed_and_found_by_full_text_only(
     llm_app: Quart, llm: FakeLlm
 ) -> None:
