@@ -14,6 +14,13 @@ RETRY_BASE_S = 0.5  # the first retry waits this long, each next one twice as lo
 TRANSIENT_STATUSES = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
 
 
+def _unanswered(error: httpx.HTTPError, timeout_s: float) -> str:
+    """What failed, in words a caller can act on (not the client library's)."""
+    if isinstance(error, httpx.TimeoutException):
+        return f"the LLM did not answer within {timeout_s:g} s"
+    return "the LLM did not answer: it could not be reached"
+
+
 class LlmClient:
     """Asks a chat-completions endpoint for a JSON object, retrying transient failures (a
     timeout, a connection error, 429 or a 5xx) up to `max_retries` times."""
@@ -28,6 +35,7 @@ class LlmClient:
         )
         self._model = model
         self._max_retries = max_retries
+        self._timeout_s = timeout_s
 
     async def _post(self, body: dict[str, Any]) -> httpx.Response:
         for attempt in range(self._max_retries + 1):
@@ -36,7 +44,7 @@ class LlmClient:
                 response = await self._client.post("/chat/completions", json=body)
             except (httpx.TimeoutException, httpx.TransportError) as error:
                 if last:
-                    raise Unavailable(f"the LLM did not answer: {type(error).__name__}") from error
+                    raise Unavailable(_unanswered(error, self._timeout_s)) from error
             else:
                 if response.status_code not in TRANSIENT_STATUSES or last:
                     return response

@@ -1,5 +1,6 @@
-"""Session summaries when the LLM is too slow: a sync request is 503 and a task fails, both
-with the reason. In a module of its own, so that no patient instance's worker takes the task."""
+"""Session summaries when the LLM is too slow or cannot be reached: a sync request is 503 and a
+task fails, both with the reason. In a module of its own, so that no patient instance's worker
+takes the task."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from app.embedder import SentenceTransformerEmbedder
 from tests.conftest import STARTUP_TIMEOUT_S, create_user, make_settings
 from tests.support.fake_llm import FakeLlm
 from tests.support.http import error_detail
+from tests.support.service_process import free_port
 from tests.support.summaries import FULL, finished, session, summarize
 
 
@@ -44,8 +46,32 @@ async def test_an_llm_that_times_out_gives_a_failed_task_and_a_sync_503(
     llm.delay_s = 1.5
 
     detail = await error_detail(await summarize(client, user, sync=True), 503)
-    assert "did not answer" in detail
+    assert detail == "the LLM did not answer within 0.5 s"
     accepted = await (await summarize(client, user)).get_json()
     task = await finished(client, user, accepted["task_id"])
-    assert task["status"] == "failed" and "did not answer" in task["error"]
+    assert task["status"] == "failed" and task["error"] == detail
     llm.delay_s = 0.0
+
+
+@pytest_asyncio.fixture(loop_scope="session")
+async def unreachable_app(embedder: SentenceTransformerEmbedder) -> AsyncIterator[Quart]:
+    """An app whose LLM address has nothing listening."""
+    settings = make_settings(
+        llm_api_key="test",
+        llm_base_url=f"http://127.0.0.1:{free_port()}/v1",
+        llm_max_retries=0,
+        instance_id="stranded",
+    )
+    service = create_app(settings, embedder=embedder)
+    async with TestApp(service, startup_timeout=STARTUP_TIMEOUT_S):
+        yield service
+
+
+async def test_an_llm_nobody_answers_at_gives_a_503_that_says_so(unreachable_app: Quart) -> None:
+    client = unreachable_app.test_client()
+    user = await create_user(client, "summary")
+    await session(client, user)
+
+    detail = await error_detail(await summarize(client, user, sync=True), 503)
+
+    assert detail == "the LLM did not answer: it could not be reached"
