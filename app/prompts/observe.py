@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal, get_args
 
-from pydantic import BaseModel, Field, Strict
+from pydantic import BaseModel, Strict
 
 from app.models.memories import Content
 from app.prompts.answers import one_of, valid_items
@@ -27,4 +27,4 @@ class Fact(BaseModel):
 class Distilled(BaseModel):
     """The answer: the facts worth keeping; a fact that is not a valid memory is skipped."""
 
-    facts: Annotated[list[Fact], valid_items(Fact, required=True)] = Field(default_factory=list)
+    facts: Annotated[list[Fact], valid_items(Fact, required=True)]  # no list: unusable

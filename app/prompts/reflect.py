@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from pydantic import BaseModel, Field, Strict
+from pydantic import BaseModel, Strict
 
 from app.models.memories import Content
 from app.prompts.answers import valid_items
@@ -26,6 +26,4 @@ class Insight(BaseModel):
 class Insights(BaseModel):
     """The answer: insights by cluster number; an invalid item is skipped."""
 
-    insights: Annotated[list[Insight], valid_items(Insight, required=True)] = Field(
-        default_factory=list
-    )
+    insights: Annotated[list[Insight], valid_items(Insight, required=True)]  # no list: unusable

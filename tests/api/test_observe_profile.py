@@ -133,10 +133,21 @@ async def test_observe_with_llm_stores_distilled_facts_as_t3(llm_app: Quart, llm
         ("[1, 2, 3]", 200),
         ({"facts": "Lives in Porto"}, 200),
         ({"facts": 5}, 200),
+        ({}, 200),
+        ({"error": "rate limited, try later"}, 200),
         ({"facts": []}, 500),
         ({"facts": []}, 404),
     ],
-    ids=["text", "json-array", "facts-string", "facts-number", "llm-error", "llm-not-found"],
+    ids=[
+        "text",
+        "json-array",
+        "facts-string",
+        "facts-number",
+        "no-facts",
+        "other-object",
+        "llm-error",
+        "llm-not-found",
+    ],
 )
 async def test_observe_with_an_unusable_llm_answer_is_503_and_stores_nothing(
     llm_app: Quart, llm: FakeLlm, reply: Any, status: int

@@ -134,10 +134,10 @@ async def test_an_unusable_llm_answer_is_503_and_gives_the_cooldown_back(
     client = llm_app.test_client()
     user = await create_user(client, "reflects")
     await _seed(client, user.headers)
-    llm.reply = "this is not JSON"
-
-    response = await client.post("/v1/reflect", headers=user.headers)
-    await error_detail(response, 503)
+    for unusable in ("this is not JSON", {}, {"error": "rate limited, try later"}):
+        llm.reply = unusable
+        response = await client.post("/v1/reflect", headers=user.headers)
+        await error_detail(response, 503)
 
     llm.reply = {"insights": []}
     report = await run(client, user.headers, "reflect", force=False)
