@@ -26,29 +26,38 @@ MAX_MENTIONS = 32
 MAX_NAME_CHARS = 80
 
 
-_CVE = re.compile(r"\bCVE-\d{4}-\d{4,}\b", re.IGNORECASE)
-_TICKET = re.compile(r"\b[A-Z][A-Z0-9]{1,9}-\d+\b")
+# Identifiers are ASCII (full-width text is folded to it first): their edges are ASCII too, so
+# that one glued to Chinese (调用invoice-api失败, 工单PAY-1234) is still found.
+_CVE = re.compile(r"\bCVE-\d{4}-\d{4,}\b", re.IGNORECASE | re.ASCII)
+_TICKET = re.compile(r"\b[A-Z][A-Z0-9]{1,9}-\d+\b", re.ASCII)
 _AT_VERSION = re.compile(
-    r"(?<![\w.@-])([A-Za-z][\w.-]*[A-Za-z0-9])@v?(\d+(?:\.\d+)+(?:[-+][\w.]*\w)?)"
+    r"(?<![\w.@-])([A-Za-z][\w.-]*[A-Za-z0-9])@v?(\d+(?:\.\d+)+(?:[-+][\w.]*\w)?)", re.ASCII
 )
-_SPACED_VERSION = re.compile(r"(?<![\w.@-])([A-Za-z][\w-]*[A-Za-z0-9])\s+v?(\d+\.\d+(?:\.\d+)*)\b")
-_VERSION = re.compile(r"(?<![\w.])v?\d+\.\d+\.\d+(?:[-+][\w.]+)?\b")
-_DOTTED = re.compile(r"(?<![\w.@-])[A-Za-z_][\w-]*(?:\.[A-Za-z_][\w-]*)+\b")
-_KEBAB = re.compile(r"(?<![\w.@-])[A-Za-z0-9]+(?:-[A-Za-z0-9]+)+\b")
-_SNAKE = re.compile(r"(?<![\w.@-])[A-Za-z0-9]+(?:_[A-Za-z0-9]+)+\b")
+_SPACED_VERSION = re.compile(
+    r"(?<![\w.@-])([A-Za-z][\w-]*[A-Za-z0-9])\s+v?(\d+\.\d+(?:\.\d+)*)\b", re.ASCII
+)
+_VERSION = re.compile(r"(?<![\w.])v?\d+\.\d+\.\d+(?:[-+][\w.]+)?\b", re.ASCII)
+_DOTTED = re.compile(r"(?<![\w.@-])[A-Za-z_][\w-]*(?:\.[A-Za-z_][\w-]*)+\b", re.ASCII)
+_KEBAB = re.compile(r"(?<![\w.@-])[A-Za-z0-9]+(?:-[A-Za-z0-9]+)+\b", re.ASCII)
+_SNAKE = re.compile(r"(?<![\w.@-])[A-Za-z0-9]+(?:_[A-Za-z0-9]+)+\b", re.ASCII)
 _CAMEL = re.compile(
-    r"\b(?:[A-Z]+[a-z]+|[a-z]+)(?:[A-Z][a-z0-9]*)+[A-Z]*\b|\b[A-Z][a-z]+[A-Z]{2,}\b"
+    r"\b(?:[A-Z]+[a-z]+|[a-z]+)(?:[A-Z][a-z0-9]*)+[A-Z]*\b|\b[A-Z][a-z]+[A-Z]{2,}\b", re.ASCII
 )
-_CAPITALISED = re.compile(r"\b[A-Z][a-z][\w']*(?:\s+(?:of\s+)?[A-Z][a-z][\w']*)*")
-_ACRONYM = re.compile(r"\b[A-Z][A-Z0-9]{1,7}\b")
+# Latin letters with their accents (José), not Han: a name glued to Chinese ends where it does.
+_LATIN = "A-Za-z0-9_\u00c0-\u024f"
+_CAPITALISED = re.compile(
+    rf"(?<![{_LATIN}])[A-Z][a-z][{_LATIN}']*(?:\s+(?:of\s+)?[A-Z][a-z][{_LATIN}']*)*"
+)
+_ACRONYM = re.compile(r"\b[A-Z][A-Z0-9]{1,7}\b", re.ASCII)
 _GROUP = re.compile(
-    r"\b((?:[a-z][\w-]*\s+){0,1}[a-z][\w-]*)\s+(team|squad|group|department|guild)\b", re.IGNORECASE
+    r"\b((?:[a-z][\w-]*\s+){0,1}[a-z][\w-]*)\s+(team|squad|group|department|guild)\b",
+    re.IGNORECASE | re.ASCII,
 )
 _HAN_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]+")
 # An English name before a Chinese team or service word ("billing 团队", "payment 服务"); not
 # 服务器/服务端 (a server).
 _MIXED_GROUP = re.compile(
-    r"(?<![\w.@-])([A-Za-z][A-Za-z0-9]*)\s?(团队|小组|部门|服务(?![器端])|系统|平台|集群)"
+    r"(?<![\w.@-])([A-Za-z][A-Za-z0-9]*)\s?(团队|小组|部门|服务(?![器端])|系统|平台|集群)", re.ASCII
 )
 # Han text right after an English word or identifier, which is its subject (invoice-api 部署在).
 _AFTER_WORD = re.compile(r"[A-Za-z0-9]\s*$")

@@ -340,3 +340,21 @@ def test_chinese_unrelated_team_after_a_comma() -> None:
     assert mentions["风控团队"].negated
     assert not mentions["计费团队"].negated
     assert not mentions["invoice api"].negated
+
+
+@pytest.mark.parametrize(
+    ("text", "key"),
+    [
+        ("连接池db.pool.size设置为80。", "db.pool.size"),
+        ("升级lodash@4.17.21修复漏洞", "lodash 4.17.21"),
+        ("调用invoice-api失败", "invoice api"),
+        ("工单PAY-1234已关闭", "pay 1234"),
+        ("访问api.example.com超时", "api.example.com"),
+        ("漏洞CVE-2020-8203影响支付", "cve 2020 8203"),
+        ("王芳和Maria讨论了PaymentService", "maria"),
+    ],
+)
+def test_names_glued_to_chinese_are_found(text: str, key: str) -> None:
+    """Python's word boundaries count Chinese characters as letters: identifiers and names
+    written without a space next to Chinese were missed."""
+    assert key in _keys(text)
