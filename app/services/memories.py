@@ -15,6 +15,7 @@ from app.models.memories import (
     Corrected,
     Deleted,
     DeleteQuery,
+    FulltextRequest,
     ListQuery,
     Memory,
     MemoryPage,
@@ -24,10 +25,11 @@ from app.models.memories import (
 )
 from app.pagination import decode_cursor, page_of
 from app.registry import Registry
-from app.services import confidence, entities, ranking, snapshots, versions
+from app.services import confidence, entities, ranking, retrieval, snapshots, versions
 from app.services.entity_extractor import Mention
 from app.services.identity import fingerprint, time_ordered_id
 from app.services.memory_view import active_memory, metadata, metadata_props, to_memory
+from app.services.query_text import CJK_RUN, content_words, coverage
 from app.services.scope import MAIN, Caller, MemoryFilter, Scope, scope_for
 from app.services.versions import Link, Why
 
@@ -35,6 +37,7 @@ AUTO = "auto"  # the source of the entity links extracted on every write
 CORRECTION_TIER = "T2"
 NOT_EMBEDDED = ""  # the embedding model of a memory stored without an embedding on purpose
 MIN_CORRECTION_COSINE = 0.3
+MIN_CORRECTION_COVERAGE = 0.5  # the share of a Chinese query's words a corrected memory holds
 NEAREST_FILTERED = 50  # matches fetched when a subject or session narrows or steers the choice
 
 
@@ -339,6 +342,20 @@ async def correct_by_query(
     asked for; with session_scope "prefer", the session's closest if it is close enough);
     404 when none is close."""
     scope = await scope_for(registry, caller, request.branch)
+    if CJK_RUN.search(request.query):
+        close = await _holding_the_words(registry, caller, request)
+    else:
+        close = await _close_in_meaning(registry, scope, request)
+    preferred = [row for row in close if row["session_id"] == request.session_id]
+    if not close:
+        raise NotFound("no memory matches the query")
+    matched = (preferred or close)[0]["memory_id"]
+    corrected = await _correct(registry, scope, matched, request.new_content, request.reason)
+    return Corrected(**corrected.model_dump(), matched_memory_id=matched)
+
+
+async def _close_in_meaning(registry: Registry, scope: Scope, request: CorrectByQuery) -> list[Row]:
+    """The memories nearest the query (closest first) with a cosine of MIN_CORRECTION_COSINE."""
     vector = packed_vector(await registry.embedder.encode_query(request.query))
     keep = MemoryFilter(subject_id=request.subject_id, session_id=request.only_session)
     rows = await registry.graph.read(
@@ -350,13 +367,32 @@ async def correct_by_query(
         subject_id=keep.subject_id,
         session_id=keep.session_id,
     )
-    close = [row for row in rows if ranking.cosine(row["score"]) >= MIN_CORRECTION_COSINE]
-    preferred = [row for row in close if row["session_id"] == request.session_id]
-    if not close:
-        raise NotFound("no memory matches the query")
-    matched = (preferred or close)[0]["memory_id"]
-    corrected = await _correct(registry, scope, matched, request.new_content, request.reason)
-    return Corrected(**corrected.model_dump(), matched_memory_id=matched)
+    return [row for row in rows if ranking.cosine(row["score"]) >= MIN_CORRECTION_COSINE]
+
+
+async def _holding_the_words(
+    registry: Registry, caller: Caller, request: CorrectByQuery
+) -> list[Row]:
+    """For a query in Chinese (or with Chinese in it), which the bundled model cannot read
+    (every Chinese text is about as close to every other), the memories holding at least
+    MIN_CORRECTION_COVERAGE of its words, best full-text match first."""
+    found = await retrieval.fulltext(
+        registry,
+        caller,
+        FulltextRequest(
+            query=request.query,
+            subject_id=request.subject_id,
+            session_id=request.only_session,
+            branch=request.branch,
+            limit=NEAREST_FILTERED,
+        ),
+    )
+    wanted = content_words(request.query)
+    return [
+        {"memory_id": memory.memory_id, "session_id": memory.session_id}
+        for memory in found
+        if coverage(wanted, memory.content) >= MIN_CORRECTION_COVERAGE
+    ]
 
 
 async def delete(registry: Registry, caller: Caller, memory_id: str, query: DeleteQuery) -> Deleted:

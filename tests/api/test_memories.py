@@ -487,6 +487,33 @@ async def test_correct_by_query_returns_the_matched_memory_id(
     await _old_text_is_gone(client, user)
 
 
+async def test_correct_by_query_in_chinese_corrects_the_memory_holding_its_words(
+    client: TestClientProtocol, user: User
+) -> None:
+    """The bundled model reads no Chinese (every Chinese text is about as close as any other):
+    a Chinese query corrected whichever memory came first, and never answered 404."""
+    coffee = await store(client, user.headers, "我喜欢喝咖啡, 不喜欢喝茶。")
+    on_call = await store(client, user.headers, "本周值班工程师是李雷。")
+    await store(client, user.headers, "订单系统内存泄漏")
+    for query, matched in (("咖啡", coffee), ("值班工程师", on_call)):
+        response = await client.post(
+            "/v1/memories/correct",
+            json={"query": query, "new_content": f"更新 {query}", "reason": "r"},
+            headers=user.headers,
+        )
+        assert response.status_code == 200, await response.get_data(as_text=True)
+        assert (await response.get_json())["matched_memory_id"] == matched["memory_id"]
+    before = sorted(await listed_ids(client, user.headers))
+    for unrelated in ("火星探测器的轨道参数", "周末去爬山"):
+        response = await client.post(
+            "/v1/memories/correct",
+            json={"query": unrelated, "new_content": "不该写入", "reason": "r"},
+            headers=user.headers,
+        )
+        await error_detail(response, 404)
+    assert sorted(await listed_ids(client, user.headers)) == before
+
+
 async def test_correct_by_query_without_any_memory_is_404(
     client: TestClientProtocol, user: User
 ) -> None:
