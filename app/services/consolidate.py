@@ -21,6 +21,7 @@ from app.models.governance import ConsolidateReport, Skipped
 from app.registry import Registry
 from app.services import contradictions, cooldowns, versions
 from app.services.cooldowns import Trigger
+from app.services.memory_view import still_active
 from app.services.scope import Caller, Scope, scope_for
 from app.services.versions import Link, Why
 
@@ -40,6 +41,10 @@ class Contradiction:
     lowered_confidence: float
     confidence_before: float  # what the lowered memory had before any contradiction
     found: contradictions.Disagreement
+
+    @property
+    def pair(self) -> tuple[str, str]:
+        return (self.newer, self.older)
 
 
 def _age_key(memory: Row) -> tuple[datetime, datetime, str]:
@@ -113,29 +118,32 @@ async def _record(registry: Registry, scope: Scope, found: list[Contradiction]) 
     """Links the contradictions and lowers the confidence of the memories not kept, in one
     change; returns how many memories were lowered."""
     now = datetime.now(UTC)
-    changes: list[tuple[str, dict[str, Any]]] = [
-        (
-            item.lowered,
-            {
-                "initial_confidence": item.lowered_confidence,
-                "confidence_before_contradiction": item.confidence_before,
-                "contradicted_by": item.kept,
-                "contradicted_at": now,
-            },
-        )
-        for item in found
-        if item.lowered
-    ]
 
-    async def work(tx: Tx) -> None:
+    async def work(tx: Tx) -> int:
         seq = await versions.open_change(
             tx, scope.user_id, scope.branch, Why("consolidate", "contradictions")
         )
+        # Pairs read before the change: one deleted or corrected since is no contradiction now.
+        active = await still_active(tx, scope, [i for item in found for i in item.pair])
+        standing = [item for item in found if set(item.pair) <= active]
+        changes: list[tuple[str, dict[str, Any]]] = [
+            (
+                item.lowered,
+                {
+                    "initial_confidence": item.lowered_confidence,
+                    "confidence_before_contradiction": item.confidence_before,
+                    "contradicted_by": item.kept,
+                    "contradicted_at": now,
+                },
+            )
+            for item in standing
+            if item.lowered
+        ]
         await versions.revise(tx, seq, scope.user_id, scope.branch, changes)
-        await versions.link(tx, seq, scope.user_id, scope.branch, _links(found, now))
+        await versions.link(tx, seq, scope.user_id, scope.branch, _links(standing, now))
+        return len(changes)
 
-    await registry.graph.transaction(work)
-    return len(changes)
+    return await registry.graph.transaction(work)
 
 
 async def _repair(registry: Registry, scope: Scope) -> tuple[int, int]:

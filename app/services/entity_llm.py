@@ -15,6 +15,7 @@ from app.registry import Registry
 from app.services import entities, versions
 from app.services.entity_extractor import Mention, negated_in
 from app.services.entity_names import entity_key
+from app.services.memory_view import still_active
 from app.services.scope import Caller, scope_for
 from app.services.versions import Why
 
@@ -63,23 +64,30 @@ async def extract(
 
     async def work(tx: Tx) -> Extracted:
         seq = await versions.open_change(tx, scope.user_id, scope.branch, Why("extract_entities"))
+        # Deleted, purged or corrected while the LLM read them: nothing is written to those.
+        active = await still_active(tx, scope, list(given))
         resolved = await entities.canonical(tx.run, scope.user_id, found)
-        by_memory = dict(zip(given, resolved, strict=True))
+        by_memory = {
+            memory_id: mentions
+            for memory_id, mentions in zip(given, resolved, strict=True)
+            if memory_id in active
+        }
         relations = [
             {"source": source, "target": target, "type": relation.type, "memory_id": memory_id}
             for memory_id, item in answers.items()
+            if memory_id in by_memory
             for relation in item.relations
             if (source := _known(relation.source, by_memory[memory_id]))
             and (target := _known(relation.target, by_memory[memory_id]))
         ]
         processed_at = {"llm_entities_at": datetime.now(UTC)}
         await versions.revise(
-            tx, seq, scope.user_id, scope.branch, [(key, processed_at) for key in given]
+            tx, seq, scope.user_id, scope.branch, [(key, processed_at) for key in by_memory]
         )
         links = await entities.mention_links(tx, scope.user_id, list(by_memory.items()), LLM)
         linked = await versions.link(tx, seq, scope.user_id, scope.branch, links)
         related = await entities.relate(tx, scope.user_id, relations)
-        return Extracted(processed=len(given), entities_linked=linked, relations=related)
+        return Extracted(processed=len(by_memory), entities_linked=linked, relations=related)
 
     return await registry.graph.transaction(work)
 

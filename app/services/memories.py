@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from app.errors import Invalid, NotFound
+from app.errors import Conflict, Invalid, NotFound
 from app.graph import Row, Tx, packed_vector
 from app.models.feedback import SIGNALS
 from app.models.memories import (
@@ -28,7 +28,13 @@ from app.registry import Registry
 from app.services import confidence, entities, ranking, retrieval, snapshots, versions
 from app.services.entity_extractor import Mention
 from app.services.identity import fingerprint, time_ordered_id
-from app.services.memory_view import active_memory, metadata, metadata_props, to_memory
+from app.services.memory_view import (
+    active_memory,
+    metadata,
+    metadata_props,
+    still_active,
+    to_memory,
+)
 from app.services.query_text import CJK_RUN, content_words, coverage
 from app.services.scope import MAIN, Caller, MemoryFilter, Scope, scope_for
 from app.services.versions import Link, Why
@@ -168,6 +174,11 @@ async def _create(
 
     async def work(tx: Tx) -> list[tuple[Row, bool]]:
         seq = await versions.open_change(tx, scope.user_id, scope.branch, why)
+        if set(derived_from) - await still_active(tx, scope, derived_from):
+            raise Conflict(
+                "memories it is made from were deleted, purged or corrected while it was being "
+                "made: ask again"
+            )
         made = await _create_in(tx, seq, scope, props, mentions)
         sources = [
             Link(memory_id=row["memory_id"], type="DERIVED_FROM", target_memory_id=source)

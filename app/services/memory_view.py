@@ -3,7 +3,7 @@ full (`Memory`) and snapshot (`SnapshotMemory`) views, and reading one current m
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -109,3 +109,12 @@ async def active_memory(tx: Tx, scope: Scope, memory_id: str) -> Row:
         raise NotFound("memory not found")
     memory: Row = rows[0]["memory"]
     return memory
+
+
+async def still_active(tx: Tx, scope: Scope, memory_ids: Sequence[str]) -> set[str]:
+    """Which of the memories are active on the scope's branch, read in the caller's change:
+    those a slow job (an LLM's answer) may still write to or derive from."""
+    if not memory_ids:
+        return set()
+    [row] = await tx.run("memories/active_among", **scope.params(), memory_ids=list(memory_ids))
+    return set(row["memory_ids"])

@@ -7,18 +7,22 @@ from app.models.purge import Purge, Purged
 from app.registry import Registry
 from app.services import snapshots, versions
 from app.services.memories import deletion
-from app.services.query_text import lucene_query
+from app.services.query_text import content_words, coverage, lucene_query
 from app.services.scope import Caller, Scope, scope_for
 from app.services.versions import Why
 
 
-async def _topic_ids(registry: Registry, scope: Scope, topic: str) -> list[str]:
-    """The memories a full-text search of the topic matches."""
+async def _topic_ids(tx: Tx, scope: Scope, topic: str) -> list[str]:
+    """The memories holding every word of the topic (as full-text search reads words: Chinese
+    in pairs), read in the purge's change, so that a memory stored or corrected just before
+    is seen. Any one word, as a search ranks, would purge "支付服务" with every memory that
+    says 服务, and "invoice-api" with everything about an API."""
     lucene = lucene_query(topic, scope.user_id, scope.branch, scope.view_seq)
     if not lucene:
         return []
-    rows = await registry.graph.read("memories/topic_ids", lucene=lucene, **scope.params())
-    return [row["memory_id"] for row in rows]
+    wanted = content_words(topic)
+    rows = await tx.run("memories/topic_ids", lucene=lucene, **scope.params())
+    return [row["memory_id"] for row in rows if coverage(wanted, row["content"]) == 1.0]
 
 
 async def purge(registry: Registry, caller: Caller, request: Purge) -> Purged:
@@ -33,12 +37,13 @@ async def purge(registry: Registry, caller: Caller, request: Purge) -> Purged:
     if all(selector is None for selector in selectors):
         return Purged(purged=0)
     scope = await scope_for(registry, caller, request.branch)
-    topic_ids = None if request.topic is None else await _topic_ids(registry, scope, request.topic)
 
     async def work(tx: Tx) -> Purged:
         seq = await versions.open_change(
             tx, scope.user_id, scope.branch, Why("purge", request.reason)
         )
+        topic = request.topic
+        topic_ids = None if topic is None else await _topic_ids(tx, scope, topic)
         matched = await tx.run(
             "memories/select_for_purge",
             **scope.params(),

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from pydantic import ValidationError
 
-from app.errors import Unavailable, no_llm
+from app.errors import Conflict, Unavailable, no_llm
 from app.graph import Row
 from app.llm import LlmClient
 from app.models.governance import (
@@ -159,9 +159,12 @@ async def _reflect(registry: Registry, llm: LlmClient, caller: Caller, limit: in
     if found:
         for number, content in (await _insights(llm, found)).items():
             insight = NewMemory(content=content, extra_metadata=INSIGHT_KIND)
-            memory, created = await memories.store_derived(
-                registry, scope, insight, found[number].memory_ids, INSIGHT_TIER, Why("reflect")
-            )
+            try:
+                memory, created = await memories.store_derived(
+                    registry, scope, insight, found[number].memory_ids, INSIGHT_TIER, Why("reflect")
+                )
+            except Conflict:  # its memories went while the LLM read them: no insight from them
+                continue
             if created:
                 stored.append(memory)
     return Reflected(clusters=len(found), insights=stored)

@@ -4,6 +4,7 @@ fake OpenAI-compatible server on loopback); one user never sees or links another
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any
 
@@ -26,6 +27,7 @@ from tests.support.entities import (
 from tests.support.fake_llm import FakeLlm
 from tests.support.http import error_detail, post_created, request_ok
 from tests.support.memories import correct, ids, store, store_batch
+from tests.support.neo4j_direct import query
 
 Headers = dict[str, str]
 
@@ -403,6 +405,41 @@ def _given(llm: FakeLlm) -> list[dict[str, str]]:
     messages = llm.requests[-1].body["messages"]
     given: list[dict[str, str]] = json.loads(messages[-1]["content"])
     return given
+
+
+async def test_llm_extraction_writes_nothing_to_a_memory_deleted_while_the_llm_answered(
+    llm_app: Quart, llm: FakeLlm, neo4j_driver: AsyncDriver
+) -> None:
+    client = llm_app.test_client()
+    owner = await create_user(client, "extract")
+    kept, gone = await _stored_ids(
+        client, owner.headers, ["Ledger feeds the payroll run.", "Olga owns the payroll run."]
+    )
+    llm.reply = {
+        "memories": [
+            {"memory_id": memory_id, "entities": [{"name": "Payroll", "type": "concept"}]}
+            for memory_id in (kept, gone)
+        ]
+    }
+    llm.delay_s = 1.0
+    seen = len(llm.requests)
+    try:
+        pending = asyncio.ensure_future(
+            request_ok(client, "POST", "/v1/extract-entities", owner.headers, json={})
+        )
+        await llm.asked(seen)
+        await _delete(client, owner.headers, gone)
+        answer = await pending
+    finally:
+        llm.delay_s = 0.0
+    assert answer["processed"] == 1
+    linked = await query(
+        neo4j_driver,
+        "MATCH (m {user_id: $user_id})-[:MENTIONS {source: 'llm'}]->() "
+        "RETURN DISTINCT m.memory_id AS memory_id",
+        user_id=owner.user_id,
+    )
+    assert [row["memory_id"] for row in linked] == [kept]
 
 
 async def test_llm_extraction_links_entities_and_relations_of_the_memories_it_was_given(

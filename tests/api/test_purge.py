@@ -121,6 +121,31 @@ async def test_purge_by_topic_uses_full_text(client: TestClientProtocol, user: U
     assert nothing["purged"] == 0
 
 
+async def test_purge_by_topic_takes_only_memories_holding_all_of_it(
+    client: TestClientProtocol, user: User
+) -> None:
+    """Sharing one piece of the topic (服务 of 支付服务, api of invoice-api) is not enough."""
+    await store_batch(
+        client,
+        user.headers,
+        [
+            {"content": "支付服务使用PostgreSQL作为主数据库。"},
+            {"content": "支付服务每周二部署。"},
+            {"content": "服务器宕机了, 运维已处理。"},
+            {"content": "客户服务热线是400-123。"},
+            {"content": "invoice-api pins lodash 4.17.15"},
+            {"content": "The API gateway runs on k8s."},
+        ],
+    )
+    assert (await _purge(client, user.headers, topic="支付服务"))["purged"] == 2
+    assert (await _purge(client, user.headers, topic="invoice-api"))["purged"] == 1
+    assert await page_contents(client, user.headers) == {
+        "服务器宕机了, 运维已处理。",
+        "客户服务热线是400-123。",
+        "The API gateway runs on k8s.",
+    }
+
+
 async def test_purge_before_a_time_without_zone_is_utc(
     client: TestClientProtocol, user: User
 ) -> None:

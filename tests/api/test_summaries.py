@@ -13,7 +13,7 @@ from quart.typing import TestClientProtocol
 from tests.conftest import User, create_user
 from tests.support.fake_llm import FakeLlm
 from tests.support.http import error_detail
-from tests.support.memories import contents, fulltext, listed_ids, ranked, store
+from tests.support.memories import contents, fulltext, list_all, listed_ids, ranked, store
 from tests.support.neo4j_direct import query
 from tests.support.summaries import BULLETS, FULL, SESSION, finished, session, summarize
 
@@ -82,6 +82,30 @@ async def test_two_sessions_summarised_in_the_same_words_each_get_their_summary(
 
     again = await summarize(client, user, "redeploy", mode="full", sync=True)
     assert (await again.get_json())["memory_id"] == summaries["redeploy"]["memory_id"]
+
+
+async def test_a_summary_of_memories_purged_while_the_llm_answered_is_not_stored(
+    llm_app: Quart, llm: FakeLlm
+) -> None:
+    """No serial order gives a summary of memories purged before it was stored: 409, and the
+    purged session stays without memories (before, the summary came back as an active one)."""
+    client = llm_app.test_client()
+    user = await create_user(client, "summary")
+    await session(client, user)
+    llm.reply, llm.delay_s = FULL, 1.0
+    seen = len(llm.requests)
+    try:
+        pending = asyncio.ensure_future(summarize(client, user, mode="full", sync=True))
+        await llm.asked(seen)
+        purged = await client.post(
+            "/v1/memories/purge", json={"session_id": "deploy"}, headers=user.headers
+        )
+        assert purged.status_code == 200, await purged.get_data(as_text=True)
+        detail = await error_detail(await pending, 409)
+    finally:
+        llm.delay_s = 0.0
+    assert "ask again" in detail
+    assert await list_all(client, user.headers, session_id="deploy") == []
 
 
 async def test_a_summary_without_an_embedding_is_listed_and_found_by_full_text_only(

@@ -15,9 +15,11 @@ from quart.typing import TestClientProtocol
 from app.cron import cron_trigger
 from app.registry import Registry
 from app.scheduler import ScheduledJob, Scheduler, job_table
-from app.services import governance, snapshots
+from app.services import consolidate, governance, snapshots
+from app.services.scope import MAIN, Scope
 from tests.conftest import User, create_user, make_settings
-from tests.support.governance import run
+from tests.support.governance import days_ago, run
+from tests.support.http import request_ok
 from tests.support.memories import store
 from tests.support.neo4j_direct import neo4j_driver, query
 
@@ -94,6 +96,40 @@ async def test_orphans_left_by_other_means_are_removed_for_the_user_only(
     assert not {row["key"] for row in keys} & {"ghost", "x", "y"}
     untouched = "MATCH (e:Entity {user_id: $u}) RETURN count(e) AS n"
     assert await _count(neo4j_driver, untouched, u=other.user_id) == 3
+
+
+async def test_a_contradiction_whose_memory_went_before_it_was_recorded_is_not(
+    client: TestClientProtocol, registry: Registry, neo4j_driver: AsyncDriver
+) -> None:
+    """Consolidate reads its pairs before its change: a memory deleted in between gets no new
+    version, and the other is not lowered in its favour."""
+    user = await create_user(client, "raced")
+    older = await store(
+        client,
+        user.headers,
+        "The invoice-api rate limit is 5000 a minute.",
+        observed_at=days_ago(5),
+    )
+    newer = await store(client, user.headers, "The invoice-api rate limit is 9000 a minute.")
+    scope = Scope(user.user_id, MAIN)
+    pairs = await registry.graph.read(
+        "governance/contradiction_pairs",
+        **scope.params(),
+        min_similarity=consolidate.MIN_SIMILARITY,
+        hub_limit=consolidate.HUB_LIMIT,
+        max_pairs=consolidate.MAX_PAIRS,
+    )
+    found = consolidate.find(pairs)
+    assert [item.lowered for item in found] == [older["memory_id"]]
+    response = await client.delete(f"/v1/memories/{newer['memory_id']}", headers=user.headers)
+    assert response.status_code == 200
+
+    assert await consolidate._record(registry, scope, found) == 0
+
+    links = "MATCH (:Memory {user_id: $u})-[r:CONTRADICTS]->() RETURN count(r) AS n"
+    assert await _count(neo4j_driver, links, u=user.user_id) == 0
+    kept = await request_ok(client, "GET", f"/v1/memories/{older['memory_id']}", user.headers)
+    assert kept["initial_confidence"] == 0.95
 
 
 def test_the_job_table_runs_governance_on_its_own_schedule() -> None:

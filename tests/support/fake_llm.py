@@ -7,6 +7,7 @@ the service that calls it. No model is involved: the canned answer is what the t
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import threading
@@ -108,6 +109,15 @@ class FakeLlm:
         if self._thread is not None:
             self._thread.join(timeout=5)
             self._thread = None
+
+    async def asked(self, seen: int, timeout_s: float = 10.0) -> None:
+        """Waits until more than `seen` requests came in: the service now waits for an answer
+        (held back `delay_s`), so a test can change things meanwhile."""
+        deadline = time.monotonic() + timeout_s
+        while len(self.requests) <= seen:
+            if time.monotonic() > deadline:
+                raise AssertionError(f"the LLM was not asked within {timeout_s}s")
+            await asyncio.sleep(0.02)
 
     def clear(self) -> None:
         with self._lock:
