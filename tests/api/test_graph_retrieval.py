@@ -5,9 +5,11 @@ question's subjects are said to have nothing to do with ranks lower."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import pytest
+from neo4j import AsyncDriver
 from quart import Quart
 from quart.typing import TestClientProtocol
 
@@ -18,6 +20,8 @@ from tests.support.entities import CHAIN, QUESTION
 from tests.support.fake_llm import FakeLlm
 from tests.support.http import request_ok
 from tests.support.memories import ids, store_batch
+from tests.support.neo4j_direct import query
+from tests.support.query_plans import PLANNING_SHOWS_MS, compiles
 
 Headers = dict[str, str]
 
@@ -46,6 +50,10 @@ IVAN_QUESTION = "What does Ivan work on, and does it depend on a library with a 
 MARIA_APART = "Maria has nothing to do with ledger-sync; the data team owns it."
 LEDGER = "ledger-sync runs in the eu-west region."
 REGION_QUESTION = "In which region does the service Maria's team owns run?"
+# Enough entities that the walk's statistics drift past Neo4j's replanning threshold, and a
+# wait past its shortest interval between plans of one statement (10 s).
+STATISTICS_GROWTH = 30_000
+REPLAN_INTERVAL_S = 11
 
 
 async def _stored_ids(client: TestClientProtocol, headers: Headers, texts: list[str]) -> list[str]:
@@ -185,6 +193,35 @@ async def test_a_freshly_started_service_follows_the_graph_from_its_first_retrie
             if question != QUESTION:  # walked after the first stage: its own timing
                 walk_ms = body["explain"]["timings_ms"]["graph_ms"]
                 assert walk_ms < FRESH_GRAPH_LIMIT_S * 1000, (branch, question, walk_ms)
+
+
+async def test_the_walk_keeps_its_plan_when_the_data_grows(
+    freshly_started: Quart, user: User, neo4j_driver: AsyncDriver
+) -> None:
+    # Neo4j plans a statement again once its data's statistics have drifted and the plan is
+    # older than 10 s; planning the walk takes longer than its time limit, so every retrieve
+    # would answer without the graph until one of them got to finish the planning.
+    client = freshly_started.test_client()
+    await _stored_ids(client, user.headers, CHAIN)
+    await _stored_ids(client, user.headers, UNRELATED)
+    before = await _explained(client, user.headers, "retrieve", QUESTION)
+    assert not before["explain"]["graph"]["timed_out"]
+    crowd = f"stats-growth-{user.user_id}"
+    await query(
+        neo4j_driver,
+        "UNWIND range(1, $n) AS i CREATE (:Entity {user_id: $crowd, key: 'e' + i, compact: 'e' + i})",
+        n=STATISTICS_GROWTH,
+        crowd=crowd,
+    )
+    try:
+        await asyncio.sleep(REPLAN_INTERVAL_S)
+        async with compiles(neo4j_driver) as found:
+            after = await _explained(client, user.headers, "retrieve", QUESTION)
+    finally:
+        await query(neo4j_driver, "MATCH (e:Entity {user_id: $crowd}) DELETE e", crowd=crowd)
+    assert not after["explain"]["graph"]["timed_out"]
+    assert ids(after["results"]) == ids(before["results"])
+    assert max(found["retrieval/expand"][0]) < PLANNING_SHOWS_MS
 
 
 async def test_a_link_the_text_negates_does_not_carry_the_chain(
