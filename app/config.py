@@ -23,6 +23,8 @@ class Settings(BaseSettings):
     neo4j_database: str = "neo4j"
     instance_id: str = ""
     embedding_model: str = ""
+    # Read Chinese through English glosses (app.gloss); unset: for the bundled English model only.
+    embedding_gloss: bool | None = None
     embedding_cache_size: int = 2048
     llm_api_key: SecretStr = SecretStr("")
     llm_base_url: str = "https://api.openai.com/v1"

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from app import metrics
+from app.gloss import Glossary
 
 # The model is loaded from local files only: this service never downloads at run time.
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -37,6 +38,7 @@ class Embedder(Protocol):
 
 
 DEFAULT_MODEL_NAME = "all-MiniLM-L6-v2"
+GLOSSED = "+cc-cedict"  # what a model id adds when the model reads Chinese through glosses
 
 
 def default_model_path() -> str:
@@ -46,9 +48,12 @@ def default_model_path() -> str:
 
 
 class SentenceTransformerEmbedder:
-    """Encodes on one worker thread; concurrent query encodes are batched into one call."""
+    """Encodes on one worker thread; concurrent query encodes are batched into one call.
 
-    def __init__(self, model: str = "", cache_size: int = 2048) -> None:
+    With `gloss` (by default for the bundled English model, not for a configured one) the model
+    reads Chinese text through its English glosses (see app.gloss)."""
+
+    def __init__(self, model: str = "", cache_size: int = 2048, gloss: bool | None = None) -> None:
         from sentence_transformers import SentenceTransformer
         from transformers.utils import logging as transformers_logging
 
@@ -64,7 +69,9 @@ class SentenceTransformerEmbedder:
         if not dimensions:
             raise RuntimeError(f"embedding model {model!r} does not report its dimension")
         self.dimensions: int = int(dimensions)
-        self.model_id = f"{model or DEFAULT_MODEL_NAME}:{self.dimensions}"
+        self._glossary = Glossary.load() if (not model if gloss is None else gloss) else None
+        suffix = GLOSSED if self._glossary else ""
+        self.model_id = f"{model or DEFAULT_MODEL_NAME}{suffix}:{self.dimensions}"
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="encode")
         self._cache: OrderedDict[str, list[float]] = OrderedDict()
         self._cache_size = cache_size
@@ -73,6 +80,8 @@ class SentenceTransformerEmbedder:
 
     def encode_now(self, texts: list[str]) -> list[list[float]]:
         """Blocking encode, for worker threads and benchmarks only."""
+        if self._glossary is not None:
+            texts = [self._glossary.english(text) for text in texts]
         vectors = self._model.encode(
             texts,
             batch_size=ENCODE_BATCH_SIZE,

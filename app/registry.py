@@ -51,7 +51,9 @@ class Registry:
                 settings.neo4j_database,
             ),
             embedder=embedder
-            or SentenceTransformerEmbedder(settings.embedding_model, settings.embedding_cache_size),
+            or SentenceTransformerEmbedder(
+                settings.embedding_model, settings.embedding_cache_size, settings.embedding_gloss
+            ),
             limiter=RateLimiter(settings.rate_limit_storage_uri, settings.rate_limits_enabled),
             instance_id=settings.instance_id or f"{socket.gethostname()}-{uuid.uuid4().hex[:8]}",
             llm=llm,

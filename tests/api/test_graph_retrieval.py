@@ -209,7 +209,8 @@ async def test_the_walk_keeps_its_plan_when_the_data_grows(
     crowd = f"stats-growth-{user.user_id}"
     await query(
         neo4j_driver,
-        "UNWIND range(1, $n) AS i CREATE (:Entity {user_id: $crowd, key: 'e' + i, compact: 'e' + i})",
+        "UNWIND range(1, $n) AS i "
+        "CREATE (:Entity {user_id: $crowd, key: 'e' + i, compact: 'e' + i})",
         n=STATISTICS_GROWTH,
         crowd=crowd,
     )

@@ -49,6 +49,40 @@ PARAPHRASES = [
 ]
 
 
+# The same facts in Chinese, asked about in Chinese and in English: the bundled model reads
+# Chinese through its English glosses (app.gloss). Read as raw Chinese, 4 of the 12 Chinese and
+# 2 of the 6 English questions found their fact first by the vector alone.
+FACTS_ZH = [
+    "用户的女儿叫艾玛，今年七岁。",  # noqa: RUF001
+    "每天上班前喝一杯深烘浓缩咖啡。",
+    "用 Kubernetes 在谷歌云上部署后端服务。",
+    "对花生严重过敏。",
+    "每周六和朋友打网球。",
+    "住在葡萄牙里斯本的一套公寓里。",
+    "用 Vim 编辑器写代码，配置是自己定制的。",  # noqa: RUF001
+    "最喜欢的小说是弗兰克·赫伯特的《沙丘》。",
+    "开一辆蓝色的电动掀背车去办公室。",
+    "正在学拉大提琴。",
+    "养了一只叫饼干的金毛犬。",
+    "在一家金融科技创业公司远程做数据工程师。",
+]
+PARAPHRASES_ZH = [
+    ("他们的孩子叫什么名字？", 0),  # noqa: RUF001
+    ("早上醒来喝什么热饮？", 1),  # noqa: RUF001
+    ("用什么工具编排部署？", 2),  # noqa: RUF001
+    ("吃什么食物会引起过敏反应？", 3),  # noqa: RUF001
+    ("周末做什么运动？", 4),  # noqa: RUF001
+    ("家在哪个城市？", 5),  # noqa: RUF001
+    ("用哪个文本编辑器编程？", 6),  # noqa: RUF001
+    ("最爱读哪本书？", 7),  # noqa: RUF001
+    ("开的是什么车？", 8),  # noqa: RUF001
+    ("在学哪种乐器？", 9),  # noqa: RUF001
+    ("有没有养狗？", 10),  # noqa: RUF001
+    ("做什么工作？", 11),  # noqa: RUF001
+]
+ACROSS_LANGUAGES = [PARAPHRASES[i] for i in (0, 4, 5, 9, 10, 11)]
+
+
 @pytest_asyncio.fixture(loop_scope="session", scope="module")
 async def facts_user(app: Any) -> tuple[User, list[dict[str, Any]]]:
     """One user with the twelve facts, shared by the read-only tests of this module."""
@@ -70,6 +104,21 @@ async def test_relevant_memory_ranks_first_for_paraphrases(
         if found[0]["memory_id"] != stored[expected]["memory_id"]:
             misses.append((query, found[0]["content"]))
     assert misses == []
+
+
+@pytest.mark.parametrize("mode", ["retrieve", "search"])
+async def test_chinese_memories_are_found_by_meaning_in_chinese_and_in_english(
+    client: TestClientProtocol, user: User, mode: str
+) -> None:
+    stored = await store_batch(client, user.headers, [{"content": fact} for fact in FACTS_ZH])
+    misses: dict[str, list[str]] = {"zh": [], "en": []}
+    for language, questions in (("zh", PARAPHRASES_ZH), ("en", ACROSS_LANGUAGES)):
+        for query, expected in questions:
+            found = await ranked(client, user.headers, mode, query)
+            if not found or found[0]["memory_id"] != stored[expected]["memory_id"]:
+                misses[language].append(query)
+    assert len(misses["zh"]) <= 2, misses
+    assert misses["en"] == []
 
 
 @pytest.mark.parametrize("mode", ["retrieve", "search"])
