@@ -102,7 +102,8 @@ _ACRONYM_STOP = _words("OK ID IDS TODO FYI ETA UTC GMT AM PM")
 _GROUP_STOP = _words("the a an our your their this that my his her its same other new")
 # jieba tags: names, places, organisations, other proper nouns, nouns, verbal and abbreviated nouns.
 _PROPER_TAGS = {"nr": "person", "nrfg": "person", "nrt": "person", "ns": "place", "nt": "org"}
-_NOUN_TAGS = frozenset({"n", "nr", "nrfg", "nrt", "ns", "nt", "nz", "vn", "j", "ng"})
+# Adjectival nouns (安全 in 安全团队) join noun phrases but name nothing alone.
+_NOUN_TAGS = frozenset({"n", "nr", "nrfg", "nrt", "ns", "nt", "nz", "vn", "j", "ng", "an"})
 _SINGLE_NOUN_TAGS = frozenset({"n", "nr", "nrfg", "nrt", "ns", "nt", "nz"})
 _PHRASE_LEAD_TAGS = frozenset({"v", "vn", "h", "zg"})  # a verb or a prefix (反)
 _NICKNAME_PREFIXES = frozenset({"小", "老", "阿"})
@@ -257,8 +258,10 @@ def _noun(token: tuple[int, str, str]) -> bool:
     return token[2] in _NOUN_TAGS and token[1] not in _CLAUSE_MARKS
 
 
-def _nickname(tokens: list[tuple[int, str, str]]) -> list[tuple[int, str, str]]:
-    """小/老/阿 before a one-character surname is a name (小李, 老王): jieba splits it."""
+def _retagged(tokens: list[tuple[int, str, str]]) -> list[tuple[int, str, str]]:
+    """What jieba splits or tags apart inside a name: 小/老/阿 before a one-character surname
+    is a name (小李, 老王), and a team word after a noun is its head, whatever jieba tagged it
+    (算力 组, which it tags as the verb "to form")."""
     joined: list[tuple[int, str, str]] = []
     for token in tokens:
         if (
@@ -268,6 +271,8 @@ def _nickname(tokens: list[tuple[int, str, str]]) -> list[tuple[int, str, str]]:
             and token[2] == "nr"
         ):
             joined[-1] = (joined[-1][0], joined[-1][1] + token[1], "nr")
+        elif joined and token[1] in _CHINESE_TEAM_ENDINGS and _noun(joined[-1]):
+            joined.append((token[0], token[1], "n"))
         else:
             joined.append(token)
     return joined
@@ -313,7 +318,7 @@ def _chinese_phrases(tokens: list[tuple[int, str, str]], after_word: bool) -> It
     right before 在/于 may end in a verb jieba tags as a noun (网关 部署 在): its tails are
     those of the run without that last token. Text right after an English word (`after_word`)
     may open with what is said of it (see _said_of_word)."""
-    tokens = _nickname(tokens)
+    tokens = _retagged(tokens)
     index = 0
     while index < len(tokens):
         start = index
@@ -328,6 +333,8 @@ def _chinese_phrases(tokens: list[tuple[int, str, str]], after_word: bool) -> It
             index += 1
         end = index
         while end < len(tokens) and (_noun(tokens[end]) or _joins_nouns(tokens, end, index)):
+            if end > index and tokens[end][2] == "vn" and _head(tokens[end - 1][1]):
+                break  # what a team or service does (由安全团队 管理), not part of its name
             end += 1
         if end == index:
             index = start + 1

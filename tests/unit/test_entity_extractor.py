@@ -190,6 +190,25 @@ def test_a_verb_after_its_subject_is_no_part_of_a_name(text: str, expected: list
     assert _keys(text) == expected
 
 
+@pytest.mark.parametrize(
+    ("managed", "on_call", "team"),
+    [
+        ("data-kms-1 由安全团队管理。", "安全团队这周的值班人是周婷。", "安全团队"),
+        ("gpu-a100-pool 的机器由算力组管理。", "算力组本周的值班人是何平。", "算力组"),
+    ],
+)
+def test_a_team_is_one_entity_whether_it_manages_something_or_has_an_on_call(
+    managed: str, on_call: str, team: str
+) -> None:
+    """安全 (security) is an adjectival noun, jieba tags 组 (group) as a verb after 算力, and
+    管理 (manage) after a team is what it does: the two memories named different things
+    (团队管理, 算力组管理 against 算力), so no chain ran through the team."""
+    assert team in _keys(managed)
+    assert team in _keys(on_call)
+    assert _by_key(managed)[team].type == "team"
+    assert _keys("支付团队管理结算服务") == ["支付团队", "结算服务"]
+
+
 def test_a_verb_naming_a_team_or_service_stays_in_its_name() -> None:
     assert "支付团队" in _keys("王芳负责支付团队")
     assert "支付团队" in _keys("王芳领导支付团队")
