@@ -1,4 +1,5 @@
-"""The gateway's poll on a real Neo4j: the server's start time, and a statement it refuses."""
+"""The gateway on a real Neo4j: its poll (the server's start time, a statement it refuses) and
+reads with a time limit."""
 
 from __future__ import annotations
 
@@ -25,3 +26,20 @@ async def test_a_statement_the_server_refuses_probes_as_nothing(neo4j_driver: As
         neo4j_driver, "neo4j", {"refused": "CALL dbms.noSuchProcedure() YIELD value RETURN 1"}
     )
     assert await graph.probe("refused") is None
+
+
+async def test_a_read_past_its_time_limit_answers_nothing_and_the_next_read_works(
+    neo4j_driver: AsyncDriver,
+) -> None:
+    # What the graph walk relies on: the server stops it, and retrieval answers without it.
+    graph = Graph(
+        neo4j_driver,
+        "neo4j",
+        {
+            "slow": "UNWIND range(1, 100000000) AS x RETURN count(x) AS n",
+            "echo": "RETURN $p.value AS value",
+        },
+    )
+    assert await graph.read_within("slow", 0.05) is None
+    assert await graph.read_within("echo", 5.0, value=1) == [{"value": 1}]
+    assert await graph.read("echo", value="two") == [{"value": "two"}]
