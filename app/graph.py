@@ -79,6 +79,8 @@ def to_plain(value: Any) -> Any:
     """Neo4j values as plain Python: temporal types become datetime/date, nodes dicts."""
     if type(value) in PLAIN_TYPES:  # most values: answered before any isinstance check
         return value
+    if type(value) is dict and all(type(item) in PLAIN_TYPES for item in value.values()):
+        return value  # a map of plain values (a memory read as a map) needs no copy
     if isinstance(value, DateTime):
         # Always a fixed UTC offset: a named zone written back would print as "...Z[UTC]".
         native = value.to_native()

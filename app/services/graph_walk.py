@@ -83,20 +83,26 @@ class Walk:
         beside: Reached | None,
         candidates: list[ranking.Candidate],
         keep: MemoryFilter,
+        seedable: frozenset[str],
         weights: ranking.Weights = ranking.DEFAULT_WEIGHTS,
     ) -> Expansion | None:
         """Scores what the walk reached: the one that ran beside the first stage from the
         query's entities, or, when there was none or it led nowhere (unknown entities, hubs),
-        a walk from the best candidates' entities. None when there is nothing to start from."""
+        a walk from the best candidates' entities, those of them that name an entity to go on
+        from (`seedable`: a walk from hubs, or from entities no other memory names, finds
+        nothing and costs a round trip). None when there is nothing at all (no candidate, no
+        entity in the query)."""
         relevance = ranking.relevances(candidates, weights)
         reached = beside
         if candidates and (reached is None or reached.nowhere):
-            seeds = sorted(relevance, key=lambda key: -relevance[key])[: self.config.seed_memories]
-            reached = await self.reach(registry, scope, vector, seeds)
+            best = sorted(relevance, key=lambda key: -relevance[key])[: self.config.seed_memories]
+            seeds = [memory_id for memory_id in best if memory_id in seedable]
+            if seeds:
+                reached = await self.reach(registry, scope, vector, seeds)
         if reached is None:
             if self.residual is not None:
                 self.residual.cancel()
-            return None
+            return Expansion(keys=self.keys, rows=[], hits={}) if candidates else None
         return self._scored(reached, relevance, keep)
 
     def _scored(

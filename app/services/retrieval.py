@@ -48,9 +48,15 @@ def _candidate(
 
 
 def first_stage_params(
-    scope: Scope, keep: MemoryFilter, vector: PackedVector, query: str, top_k: int
+    scope: Scope,
+    keep: MemoryFilter,
+    vector: PackedVector,
+    query: str,
+    top_k: int,
+    hub_limit: int = graph_walk.GRAPH.hub_limit,
 ) -> dict[str, Any]:
-    """The parameters of retrieval/candidates for the top_k memories of `query`."""
+    """The parameters of retrieval/candidates for the top_k memories of `query` (`hub_limit`:
+    the graph walk's, for what a candidate could seed)."""
     wanted = max(MIN_CANDIDATES, top_k * CANDIDATE_FACTOR)
     # Types are filtered inside the vector search; the rest apply to what the searches find.
     vector_k = wanted * FILTER_FACTOR if keep.narrows else wanted
@@ -63,6 +69,7 @@ def first_stage_params(
         "vector_k": vector_k,
         "lucene": lucene_query(query, scope.user_id, scope.branch, scope.view_seq),
         "text_k": text_k,
+        "hub_limit": hub_limit,
     }
 
 
@@ -102,7 +109,7 @@ async def hybrid(
     vector = packed_vector(await registry.embedder.encode_query(request.query))
     embedded = time.perf_counter()
     keep = MemoryFilter(request.memory_types, request.subject_id, request.only_session)
-    params = first_stage_params(scope, keep, vector, request.query, top_k)
+    params = first_stage_params(scope, keep, vector, request.query, top_k, graph_config.hub_limit)
 
     async def first_stage() -> tuple[dict[str, Any], dict[str, Any] | None]:
         if request.explain == "analyze":
@@ -134,7 +141,16 @@ async def hybrid(
     query_words = content_words(request.query)
     candidates = [_candidate(row, query_words, session_id, now) for row in rows]
     expansion = (
-        await walk.finish(registry, scope, vector, reached, candidates, keep, weights)
+        await walk.finish(
+            registry,
+            scope,
+            vector,
+            reached,
+            candidates,
+            keep,
+            frozenset(row["memory"]["memory_id"] for row in rows if row.get("seeds")),
+            weights,
+        )
         if walk is not None
         else None
     )

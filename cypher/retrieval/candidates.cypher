@@ -8,12 +8,14 @@
 // the searches find (the caller fetches more when they are given).
 // params: user_id, branch, view_seq (or null), shadows, vector, vector_k, lucene (or null),
 //         text_k, memory_types (or null), subject_id (or null), session_id (or null: no strict
-//         session filter)
+//         session filter), hub_limit (the graph walk's)
 // returns: one row: candidates (list of {memory, vector_score (0..1 or null), text_score (or
-//          null)}; memory is a map without the embedding, timestamps as ISO strings, far cheaper
-//          for the driver to decode than temporal values) and feedback_weight (the user's, or
-//          null for the default). One row rather than one per candidate: the driver's cost is
-//          per record.
+//          null), seeds (how many entities the memory names that a graph walk from it could
+//          go on from: not denied, not a hub, and named by another memory or related to another
+//          entity)}; memory is a map without the embedding, timestamps as ISO strings, far
+//          cheaper for the driver to decode than temporal values) and feedback_weight (the
+//          user's, or null for the default). One row rather than one per candidate: the
+//          driver's cost is per record.
 CYPHER 25
 CALL () {
   CALL () {
@@ -92,7 +94,11 @@ WITH collect({
   memory: m {.*, branch: $p.branch, embedding: null, created_at: toString(m.created_at),
              updated_at: toString(m.updated_at), observed_at: toString(m.observed_at)},
   vector_score: vector_score,
-  text_score: text_score
+  text_score: text_score,
+  seeds: COUNT { (m)-[r:MENTIONS]->(e:Entity)
+                 WHERE (r.negated IS NULL OR NOT r.negated)
+                   AND COUNT { (e)<-[:MENTIONS]-() } <= $p.hub_limit
+                   AND (COUNT { (e)<-[:MENTIONS]-() } > 1 OR EXISTS { (e)-[:RELATES_TO]-() }) }
 }) AS candidates
 OPTIONAL MATCH (u:User {id: $p.user_id})
 RETURN candidates, u.feedback_weight AS feedback_weight

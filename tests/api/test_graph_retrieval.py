@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from neo4j import AsyncDriver
+from prometheus_client import REGISTRY
 from quart import Quart
 from quart.typing import TestClientProtocol
 
@@ -171,6 +172,44 @@ async def test_a_top_candidates_entities_seed_the_walk_when_the_question_names_n
     for row in reached:
         assert row["graph_path"][0] == best
         assert row["memory_id"] in chain
+
+
+@pytest.mark.parametrize(
+    ("memories", "question"),
+    [
+        # Entities that more than hub_limit memories name.
+        (
+            [f"night-runner finished backfill job {n} early." for n in range(25)],
+            "what finished early?",
+        ),
+        # An entity no other memory names.
+        (["zeta-cron ran exactly once, on the leap day."], "what ran exactly once?"),
+    ],
+)
+async def test_a_best_candidate_with_nowhere_to_go_seeds_no_walk(
+    client: TestClientProtocol, user: User, memories: list[str], question: str
+) -> None:
+    # A walk from a hub, or from an entity that leads to no other memory, finds nothing: the
+    # service does not spend a round trip on it.
+    await _stored_ids(client, user.headers, memories)
+    await _stored_ids(client, user.headers, CHAIN)
+
+    def walks() -> float:
+        return (
+            REGISTRY.get_sample_value(
+                "memory_neo4j_statement_seconds_count", {"statement": "retrieval/expand"}
+            )
+            or 0.0
+        )
+
+    before = walks()
+    nowhere = await _explained(client, user.headers, "retrieve", question)
+    assert nowhere["results"][0]["content"] in memories
+    assert walks() == before
+    assert nowhere["explain"]["graph"] == {"seed_entities": [], "reached": 0, "timed_out": False}
+    chain = await _explained(client, user.headers, "retrieve", UNNAMED_QUESTION)
+    assert walks() == before + 1
+    assert chain["explain"]["graph"]["reached"] > 0
 
 
 async def test_a_freshly_started_service_follows_the_graph_from_its_first_retrieves(
