@@ -274,14 +274,19 @@ class Graph:
         together, where a managed transaction adds a BEGIN and a COMMIT, 0.7 ms of the event
         loop's time per statement (a retrieve reads three or four times). A read is tried again
         on another connection when its connection turns out dead (the server closed the pooled
-        one when it restarted); an outage raises Unavailable."""
+        one when it restarted) or the server answers with a transient error (which the driver
+        retries for managed transactions, not for these); an outage raises Unavailable."""
         for attempt in range(1, attempts + 1):
             try:
                 async with self._driver.session(
                     database=self._database, default_access_mode=neo4j.READ_ACCESS
                 ) as session:
                     rows = await _run(session.run, name, query, params)
-            except (*UNAVAILABLE_ERRORS, neo4j_errors.DriverError) as error:
+            except (
+                *UNAVAILABLE_ERRORS,
+                neo4j_errors.TransientError,
+                neo4j_errors.DriverError,
+            ) as error:
                 if attempt == attempts:
                     raise _unavailable() from error
                 continue
