@@ -8,7 +8,8 @@ memory on it and scaled to the best first-stage relevance; each memory gets the 
 best path it lies on. So the memories of a chain that answers (Maria -> billing team ->
 invoice-api -> lodash 4.17.15 -> CVE) rise together, a memory that merely shares an entity and
 covers nothing of the question stays low, and nothing the graph brings in outranks the first
-stage's best.
+stage's best. A memory that denies a link ("geo-ip 库与 RISK-312 无关") answers no chain question:
+a path that ends at it counts for nothing, though a path may run through it to a memory beyond.
 """
 
 from __future__ import annotations
@@ -74,14 +75,17 @@ def score(
     seed_strength: Mapping[str, float],
     best_relevance: float,
     config: GraphConfig,
+    deniers: frozenset[str] = frozenset(),
 ) -> dict[str, GraphHit]:
     """Each memory on a path with the worth of the best path it lies on.
 
     `similarity` is each memory's cosine similarity to the query's residual (-1..1);
     `seed_strength` a first-stage candidate's relevance relative to the best (0..1), for paths
-    seeded by its entities; `best_relevance` the best first-stage relevance (the scale).
+    seeded by its entities; `best_relevance` the best first-stage relevance (the scale);
+    `deniers` the memories that deny a link (a path that ends at one of them counts for nothing).
     """
-    paths = [path for path in paths if path.memories]
+    # A path to a denier answers nothing: it neither scores nor sets the scale for the others.
+    paths = [path for path in paths if path.memories and path.memories[-1] not in deniers]
     covered = [coverage(path, similarity) for path in paths]
     best = max(covered, default=0.0)
     if best <= 0.0 or best_relevance <= 0.0:

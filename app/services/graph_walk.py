@@ -130,7 +130,8 @@ class Walk:
             for path in found["paths"]
         ]
         strength = {key: relevance[key] / best for key in reached.seeds} if best > 0 else {}
-        hits = graph_stage.score(paths, similarity, strength, best, self.config)
+        deniers = frozenset(row["memory"]["memory_id"] for row in memories if row["denies"])
+        hits = graph_stage.score(paths, similarity, strength, best, self.config, deniers)
         rows = [
             {"memory": row["memory"], "vector_score": row["similarity"], "text_score": None}
             for row in memories

@@ -12,8 +12,8 @@
 //          steps (the path's entity keys and memory ids, alternating, from the seed entity)}),
 //          memories (list of {memory (map without embedding, timestamps as ISO text),
 //          for every memory on a path and every seed memory that gave a path its seed,
-//          similarity and residual (0..1 cosine scores to the query and to the residual)},
-//          one per memory on any path),
+//          similarity and residual (0..1 cosine scores to the query and to the residual),
+//          denies (the memory's text negates one of its links)}, one per memory on any path),
 //          denied (ids of memories about an entity that a memory says the question's
 //          subjects have nothing to do with: "Zhao Min has nothing to do with the payment
 //          gateway" denies the payment gateway's memories to a question about Zhao Min)
@@ -63,7 +63,8 @@ CALL (nested) {
     memory: m {.*, branch: $p.branch, embedding: null, created_at: toString(m.created_at),
                updated_at: toString(m.updated_at), observed_at: toString(m.observed_at)},
     similarity: vector.similarity.cosine(m.embedding, toFloatList($p.vector)),
-    residual: vector.similarity.cosine(m.embedding, toFloatList($p.residual))
+    residual: vector.similarity.cosine(m.embedding, toFloatList($p.residual)),
+    denies: EXISTS { (m)-[:MENTIONS {negated: true}]->() }
   }) AS memories
 }
 CALL () {

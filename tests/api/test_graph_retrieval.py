@@ -49,6 +49,10 @@ IVAN_APART = "Ivan works on auth-service, which has nothing to do with invoice-a
 IVAN_CALLS = "Ivan works on auth-service, which calls invoice-api."
 IVAN_QUESTION = "What does Ivan work on, and does it depend on a library with a known hole?"
 MARIA_APART = "Maria has nothing to do with ledger-sync; the data team owns it."
+# Reached from the chain through lodash 4.17.15, and saying only what it is not about.
+LODASH_APART = "lodash 4.17.15 has nothing to do with payment-gateway."
+# Denies a link and carries the chain on through another.
+INVOICE_MOVED = "invoice-api does not use moment-js any more, but pins lodash 4.17.15."
 LEDGER = "ledger-sync runs in the eu-west region."
 REGION_QUESTION = "In which region does the service Maria's team owns run?"
 # Enough entities that the walk's statistics drift past Neo4j's replanning threshold, and a
@@ -284,6 +288,22 @@ async def test_a_link_the_text_negates_does_not_carry_the_chain(
     # invoice-api" does not.
     assert results[IVAN_CALLS]
     assert results[IVAN_APART] == []
+
+
+async def test_a_memory_that_denies_a_link_is_not_brought_in_as_an_answer(
+    client: TestClientProtocol, user: User
+) -> None:
+    chain = await _stored_ids(client, user.headers, [*CHAIN[:2], INVOICE_MOVED, CHAIN[3]])
+    [apart] = await _stored_ids(client, user.headers, [LODASH_APART])
+    await _stored_ids(client, user.headers, UNRELATED)
+    body = await _explained(client, user.headers, "retrieve", QUESTION, top_k=5)
+    rows = _rows(body)
+    # The walk reaches the denial through lodash 4.17.15 but gives it nothing; the memory that
+    # denies moment-js still leads on to the CVE and rises with the chain.
+    assert "graph" not in rows.get(apart, {})
+    assert set(chain) <= set(ids(body["results"]))
+    assert rows[chain[2]]["graph"] > 0
+    assert chain[3] in _path_memories(rows[chain[3]]["graph_path"], set(chain))
 
 
 async def test_what_the_questions_subject_is_said_to_have_nothing_to_do_with_ranks_lower(

@@ -57,6 +57,28 @@ def test_a_memory_keeps_the_best_path_it_lies_on() -> None:
     assert hits["m-leads"].path == CHAIN  # whichever order the paths come in
 
 
+def test_a_path_to_a_memory_that_denies_a_link_counts_for_nothing() -> None:
+    # "lodash 4.17.15 has nothing to do with payment-gateway", reached through lodash.
+    denial = GraphPath(
+        seed="maria",
+        seed_memory=None,
+        steps=(*CHAIN.steps[:7], "m-denial"),
+        memories=("m-leads", "m-owns", "m-uses", "m-denial"),
+    )
+    # Closer to the question than the CVE, the denial's path would be the best one.
+    similarity = {**SIMILARITY, "m-denial": 0.9}
+    hits = score([CHAIN, denial], similarity, {}, BEST, CONFIG, frozenset({"m-denial"}))
+    assert set(hits) == set(CHAIN.memories)
+    assert hits["m-cve"].score == pytest.approx(BEST * CONFIG.hop_decay**3)
+
+
+def test_a_memory_that_denies_a_link_still_carries_a_path_beyond_it() -> None:
+    # "invoice-api does not use moment-js any more, but pins lodash 4.17.15."
+    hits = score([CHAIN], SIMILARITY, {}, BEST, CONFIG, frozenset({"m-uses"}))
+    assert set(hits) == set(CHAIN.memories)
+    assert hits["m-uses"].score == hits["m-cve"].score
+
+
 def test_nothing_scores_above_the_best_first_stage_relevance() -> None:
     paths = [
         CHAIN,
