@@ -276,7 +276,8 @@ class Graph:
         on another connection when its connection turns out dead (the server closed the pooled
         one when it restarted) or the server answers with a transient error (which the driver
         retries for managed transactions, not for these); an outage raises Unavailable."""
-        for attempt in range(1, attempts + 1):
+        attempt = 1
+        while True:
             try:
                 async with self._driver.session(
                     database=self._database, default_access_mode=neo4j.READ_ACCESS
@@ -287,12 +288,12 @@ class Graph:
                 neo4j_errors.TransientError,
                 neo4j_errors.DriverError,
             ) as error:
-                if attempt == attempts:
+                if attempt >= attempts:
                     raise _unavailable() from error
+                attempt += 1
                 continue
             _available()
             return rows
-        raise AssertionError("attempts must be at least 1")
 
     async def close(self) -> None:
         await self._driver.close()

@@ -5,7 +5,7 @@ candidates (scoring itself is graph_stage, pure)."""
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from app.graph import PackedVector, packed_vector
@@ -26,8 +26,8 @@ class Expansion:
     to have nothing to do with (see cypher/retrieval/expand)."""
 
     keys: list[str]
-    rows: list[dict[str, Any]]
-    hits: dict[str, graph_stage.GraphHit]
+    rows: list[dict[str, Any]] = field(default_factory=list)
+    hits: dict[str, graph_stage.GraphHit] = field(default_factory=dict)
     timed_out: bool = False  # the walk ran out of time and was dropped
     denied: frozenset[str] = frozenset()
 
@@ -102,7 +102,7 @@ class Walk:
         if reached is None:
             if self.residual is not None:
                 self.residual.cancel()
-            return Expansion(keys=self.keys, rows=[], hits={}) if candidates else None
+            return Expansion(self.keys) if candidates else None
         return self._scored(reached, relevance, keep)
 
     def _scored(
@@ -110,7 +110,7 @@ class Walk:
     ) -> Expansion:
         found = reached.found
         if found is None:
-            return Expansion(keys=self.keys, rows=[], hits={}, timed_out=True)
+            return Expansion(self.keys, timed_out=True)
         best = max(relevance.values(), default=0.0)
         memories = [row for row in found["memories"] if whole(row["memory"])]
         similarity = {

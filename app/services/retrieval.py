@@ -140,17 +140,9 @@ async def hybrid(
         weight = FEEDBACK_WEIGHT_DEFAULT
     query_words = content_words(request.query)
     candidates = [_candidate(row, query_words, session_id, now) for row in rows]
+    seedable = frozenset(row["memory"]["memory_id"] for row in rows if row["seeds"])
     expansion = (
-        await walk.finish(
-            registry,
-            scope,
-            vector,
-            reached,
-            candidates,
-            keep,
-            frozenset(row["memory"]["memory_id"] for row in rows if row.get("seeds")),
-            weights,
-        )
+        await walk.finish(registry, scope, vector, reached, candidates, keep, seedable, weights)
         if walk is not None
         else None
     )
