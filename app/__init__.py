@@ -12,7 +12,6 @@ from quart import Quart
 from quart_schema import QuartSchema
 
 from app import logs, query_names
-from app.access import AccessLayer, name_routes
 from app.api import (
     admin,
     branches,
@@ -32,6 +31,7 @@ from app.api import (
 from app.api import errors as http_errors
 from app.api import metrics as metrics_routes  # the package's `metrics` is app.metrics
 from app.api import tasks as task_routes  # app.tasks, the worker, binds `tasks` in this package
+from app.api.access import AccessLayer, name_routes
 from app.api.bodies import JsonRequest
 from app.api.openapi import OpenApi
 from app.config import Settings

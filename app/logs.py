@@ -11,7 +11,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-# Fields an access log line adds with `extra=` (see app/access.py).
+# Fields an access log line adds with `extra=` (see app/api/access.py).
 ACCESS_FIELDS = ("method", "status", "duration_ms")
 
 

@@ -1,10 +1,12 @@
-"""Opaque cursors for keyset pagination."""
+"""Keyset pagination, written once for every paged list: opaque cursors and the page they
+ask for."""
 
 from __future__ import annotations
 
 import base64
 import binascii
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TypeVar
 
 from app.errors import Unparseable
@@ -32,8 +34,30 @@ def decode_cursor(cursor: str) -> str:
     return last_key
 
 
-def page_of(fetched: list[T], limit: int, key: Callable[[T], str]) -> tuple[list[T], str | None]:
-    """A page from a fetch of up to `limit` + 1 items in key order: its first `limit` items, and
-    the cursor after them when more follow (else None)."""
-    page = fetched[:limit]
-    return page, encode_cursor(key(page[-1])) if len(fetched) > limit else None
+@dataclass(frozen=True)
+class Paging:
+    """One page of a list in key order: the items after `after` (all from the start when None),
+    at most `limit` of them.
+
+    A list reads `fetch` items (one more than the page) so that the extra one tells whether
+    another page follows without a count.
+    """
+
+    after: str | None
+    limit: int
+
+    @classmethod
+    def of(cls, cursor: str | None, limit: int) -> Paging:
+        """The page a request's cursor (None or empty: the first) and limit ask for."""
+        return cls(decode_cursor(cursor) if cursor else None, limit)
+
+    @property
+    def fetch(self) -> int:
+        return self.limit + 1
+
+    def page(self, fetched: list[T], key: Callable[[T], str]) -> tuple[list[T], str | None]:
+        """The page of a fetch of up to `fetch` items in key order: its first `limit` items,
+        and the cursor after them when more follow (else None)."""
+        items = fetched[: self.limit]
+        more = len(fetched) > self.limit
+        return items, encode_cursor(key(items[-1])) if more else None

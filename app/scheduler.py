@@ -33,7 +33,9 @@ from app.config import Settings
 from app.cron import cron_trigger
 from app.errors import Unavailable
 from app.registry import Registry
-from app.services import feedback, governance, snapshots
+from app.services import feedback
+from app.services.governance import sweep
+from app.services.versioning import snapshots
 
 log = logging.getLogger(__name__)
 
@@ -64,7 +66,7 @@ def job_table(settings: Settings) -> list[ScheduledJob]:
     return [
         ScheduledJob("autotune", cron_trigger(settings.autotune_cron), feedback.autotune_all),
         ScheduledJob("collect_garbage", cron_trigger(settings.gc_cron), collect_garbage),
-        ScheduledJob("governance", cron_trigger(settings.governance_cron), governance.govern_all),
+        ScheduledJob("governance", cron_trigger(settings.governance_cron), sweep.govern_all),
     ]
 
 

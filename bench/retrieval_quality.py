@@ -6,12 +6,12 @@ Stores the labelled set (bench/data/quality_set.py: four users' worlds, 1,018 me
 
 - vector only: the memory_embedding vector index through raw Cypher, top 10 for the user;
 - full-text only: db.index.fulltext.queryNodes('memory_content') with the lucene string the
-  service builds (app.services.retrieval.lucene_query), limit 50, filtered by user, top 10;
+  service builds (app.services.retrieval.pipeline.lucene_query), limit 50, filtered by user, top 10;
 - hybrid: the service's POST /v1/memories/search with top_k 10 and min_score 0.
 
 Target: hybrid beats both on both metrics. Figures are reported, not asserted.
 
-It also replays the service's fusion offline (the relevance mix of app.services.ranking on
+It also replays the service's fusion offline (the relevance mix of app.services.retrieval.ranking on
 the first stage's own candidate lists) with other weights, stop words dropped from the
 full-text half's query, the text share scaled by the share of the query's content words a
 memory contains, and reciprocal rank fusion, so that a suggested change comes with numbers.
@@ -37,15 +37,15 @@ import common
 from data.quality_set import STOPWORDS, STYLES, QualitySet, build
 
 from app.embedder import SentenceTransformerEmbedder
-from app.services import retrieval
-from app.services.query_text import LUCENE_STOP_WORDS, content_words, coverage
+from app.services.retrieval import pipeline
+from app.services.retrieval.query_text import LUCENE_STOP_WORDS, content_words, coverage
 
 METHODS = ("vector", "fulltext", "hybrid")
 BATCH = 100
 TOP_K = 10
 FULLTEXT_FETCH = 50
-# What the service fetches per half for top_k 10 (retrieval.MIN_CANDIDATES, CANDIDATE_FACTOR).
-CANDIDATES = max(retrieval.MIN_CANDIDATES, TOP_K * retrieval.CANDIDATE_FACTOR)
+# What the service fetches per half for top_k 10 (pipeline.MIN_CANDIDATES, CANDIDATE_FACTOR).
+CANDIDATES = max(pipeline.MIN_CANDIDATES, TOP_K * pipeline.CANDIDATE_FACTOR)
 LUCENE_STOP = LUCENE_STOP_WORDS  # Lucene's default English stop set, as the service uses it
 # A broader list of function words (question words, pronouns, auxiliaries).
 BROAD_STOP = LUCENE_STOP | STOPWORDS
@@ -116,8 +116,8 @@ def fuse(
 ) -> list[str]:
     """The second stage replayed offline on first-stage lists.
 
-    Mirrors app.services.ranking.relevance (the other factors are equal here: every memory is
-    fresh, T1, without feedback, and /search has no session boost); ties by memory_id.
+    Mirrors app.services.retrieval.ranking.relevance (the other factors are equal here: every
+    memory is fresh, T1, without feedback, and /search has no session boost); ties by memory_id.
     """
     if variant.vector_weight is None:
         fused: dict[str, float] = defaultdict(float)
@@ -184,7 +184,7 @@ async def run(uri: str, embedder: SentenceTransformerEmbedder, dataset: QualityS
             user_id = users[query.world]
             relevant = {ids[key] for key in query.relevant}
             [vector] = embedder.encode_now([query.text])
-            lucene = retrieval.lucene_query(query.text, user_id, "main")
+            lucene = pipeline.lucene_query(query.text, user_id, "main")
             ranked = {
                 "vector": [i for i, _ in common.raw_vector(db, user_id, vector, TOP_K)],
                 "fulltext": [
@@ -210,7 +210,7 @@ async def run(uri: str, embedder: SentenceTransformerEmbedder, dataset: QualityS
                 if variant.lexical not in text_hits:
                     words = lexical_text(query.text, variant.lexical)
                     text_hits[variant.lexical] = common.raw_fulltext(
-                        db, user_id, retrieval.lucene_query(words, user_id, "main"), CANDIDATES
+                        db, user_id, pipeline.lucene_query(words, user_id, "main"), CANDIDATES
                     )
                 hits = text_hits[variant.lexical]
                 fused = fuse(vector_hits, hits, variant, query.text, contents)

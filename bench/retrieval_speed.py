@@ -42,8 +42,8 @@ from data.corpus import memory_texts, queries
 
 from app.embedder import SentenceTransformerEmbedder
 from app.graph import Graph, packed_vector
-from app.services import retrieval
-from app.services.identity import fingerprint, time_ordered_id
+from app.services.ids import fingerprint, time_ordered_id
+from app.services.retrieval import pipeline
 from app.services.scope import MAIN, MemoryFilter, Scope
 
 USER_MEMORIES = 10_000
@@ -59,8 +59,8 @@ ONE_THREAD_QUERIES = 150  # per run, concurrency 1 and 8, with OMP_NUM_THREADS=1
 VARIANT_LATENCY_QUERIES = 50
 CONCURRENCY = 8
 BLOCK = 20  # queries per block when the floor and the service alternate
-TOP_K = retrieval.DEFAULT_TOP_K["retrieve"]
-CANDIDATES = max(retrieval.MIN_CANDIDATES, TOP_K * retrieval.CANDIDATE_FACTOR)
+TOP_K = pipeline.DEFAULT_TOP_K["retrieve"]
+CANDIDATES = max(pipeline.MIN_CANDIDATES, TOP_K * pipeline.CANDIDATE_FACTOR)
 FLOOR_TARGET = 1.3
 VARIANT_DEADLINE_S = 12.5 * 60  # an index variant starts only before this
 RECALL_TARGET = 0.98
@@ -197,7 +197,7 @@ def floor_parts(db: Any, embedder: SentenceTransformerEmbedder, user_id: str, te
     encoded = time.perf_counter()
     common.raw_vector(db, user_id, vector, CANDIDATES)
     searched = time.perf_counter()
-    common.raw_fulltext(db, user_id, retrieval.lucene_query(text, user_id, "main"), CANDIDATES)
+    common.raw_fulltext(db, user_id, pipeline.lucene_query(text, user_id, "main"), CANDIDATES)
     return encoded - began, searched - encoded, time.perf_counter() - searched
 
 
@@ -262,7 +262,7 @@ async def retrieve_run(
 def first_stage(user_id: str, vector: Sequence[float], text: str) -> dict[str, Any]:
     """The service's retrieval/candidates parameters for `text` on the user's main branch."""
     scope = Scope(user_id=user_id, branch=MAIN)
-    return retrieval.first_stage_params(scope, MemoryFilter(), packed_vector(vector), text, TOP_K)
+    return pipeline.first_stage_params(scope, MemoryFilter(), packed_vector(vector), text, TOP_K)
 
 
 async def candidates_ms(
@@ -310,7 +310,7 @@ async def alternatives(
     loop = asyncio.get_running_loop()
     try:
         for text in texts:
-            lucene = retrieval.lucene_query(text, user_id, "main")
+            lucene = pipeline.lucene_query(text, user_id, "main")
             [vector] = embedder.encode_now([text + " (slim)"])
             for name, statement in (("full", query), ("slim", slim_query)):
                 if name == "slim" and slim_query == query:

@@ -52,10 +52,11 @@ from app.graph import Graph, Row, Tx, packed_vector
 from app.models.memories import NewMemory, StoreBatch, StoreMemory
 from app.ratelimit import RateLimiter
 from app.registry import Registry
-from app.services import memories, versions
+from app.services import memories
 from app.services.memories import STORED, memory_props
-from app.services.query_text import seq_text
+from app.services.retrieval.query_text import seq_text
 from app.services.scope import MAIN, Scope
+from app.services.versioning import versions
 
 T = TypeVar("T")
 BENCH_MODEL = "bench"  # the embedding_model the raw writes record

@@ -3,7 +3,7 @@
 One user grows to 1,000, then 10,000, then 100,000 memories, written directly with Cypher
 (UNWIND batches, the node properties the service writes, random unit 384-d embeddings made in
 Cypher, one change of the user's `seq` per batch). At each size the service's own code
-(app.services.snapshots / branches / memories with the app's registry) is timed:
+(app.services.versioning.snapshots / branches / memories with the app's registry) is timed:
 
 - snapshot creation (POST /v1/snapshots' service call);
 - diff of a snapshot after 10 changes made since (5 corrections, 5 deletions);
@@ -49,9 +49,11 @@ from app.embedder import SentenceTransformerEmbedder
 from app.graph import load_queries
 from app.models.memories import CorrectById, DeleteQuery, RetrieveRequest
 from app.registry import Registry
-from app.services import branches, memories, retrieval, snapshots
-from app.services.identity import fingerprint, time_ordered_id
+from app.services import memories
+from app.services.ids import fingerprint, time_ordered_id
+from app.services.retrieval import pipeline
 from app.services.scope import Caller
+from app.services.versioning import branches, snapshots
 
 ROOT = Path(__file__).resolve().parent.parent
 BOLT, HTTP = 32687, 32474
@@ -262,7 +264,7 @@ class Bench:
             for branch in ("main", name):
                 request = RetrieveRequest(query=query, top_k=10, branch=branch, min_score=0)
                 started = time.perf_counter()
-                results = await retrieval.hybrid(self.registry, self.caller, request, mode="search")
+                results = await pipeline.hybrid(self.registry, self.caller, request, mode="search")
                 times[branch].append((time.perf_counter() - started) * 1000)
                 assert isinstance(results, list)
                 found[branch] = [memory.memory_id for memory in results]

@@ -7,13 +7,14 @@ from typing import Any
 from quart import Blueprint
 from quart_schema import validate_querystring, validate_response
 
+from app.api.auth import require
 from app.api.context import registry
 from app.api.errors import MASTER_AUTH, QUERY_STRING, error_statuses
-from app.auth import require
 from app.models.admin import SystemStats, User, UserPage, UserPageQuery, UserStats
 from app.models.governance import TriggerAnswer, TriggerQuery
 from app.models.keys import ApiKeyList, RevokedKeys
-from app.services import admin, governance, keys
+from app.services import admin, keys
+from app.services.governance import sweep
 
 blueprint = Blueprint("admin", __name__, url_prefix="/admin")
 blueprint.before_request(require("master"))
@@ -68,4 +69,4 @@ async def deactivate(user_id: str) -> Any:
 @error_statuses(*MASTER_AUTH, *QUERY_STRING, 404)
 async def trigger_governance(user_id: str, query_args: TriggerQuery) -> Any:
     """Runs an operation as the user, whatever its cooldown."""
-    return await governance.trigger(registry(), user_id, query_args.op)
+    return await sweep.trigger(registry(), user_id, query_args.op)

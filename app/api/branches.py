@@ -7,10 +7,10 @@ from typing import Any
 from quart import Blueprint
 from quart_schema import validate_response
 
+from app.api.auth import caller, require
 from app.api.bodies import validate_body
 from app.api.context import registry
 from app.api.errors import JSON_BODY, USER_AUTH, error_statuses
-from app.auth import caller, require
 from app.models.branches import (
     Branch,
     BranchDiff,
@@ -23,7 +23,7 @@ from app.models.branches import (
     Pick,
     Picked,
 )
-from app.services import branches, pick
+from app.services.versioning import branches, pick
 
 blueprint = Blueprint("branches", __name__, url_prefix="/v1/branches")
 blueprint.before_request(require("user"))

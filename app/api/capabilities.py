@@ -7,9 +7,9 @@ from typing import Any
 from quart import Blueprint
 from quart_schema import validate_response
 
+from app.api.auth import require
 from app.api.context import registry
 from app.api.errors import USER_AUTH, error_statuses
-from app.auth import require
 from app.models.capabilities import Capabilities
 from app.services import capabilities
 

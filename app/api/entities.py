@@ -7,10 +7,10 @@ from typing import Any
 from quart import Blueprint
 from quart_schema import validate_querystring, validate_response
 
+from app.api.auth import caller, require
 from app.api.bodies import validate_body, validate_optional_body
 from app.api.context import registry
 from app.api.errors import JSON_BODY, QUERY_STRING, USER_AUTH, error_statuses
-from app.auth import caller, require
 from app.models.entities import (
     CandidatesRequest,
     EntityCandidates,
@@ -21,7 +21,7 @@ from app.models.entities import (
     ExtractRequest,
     LinkEntities,
 )
-from app.services import entities, entity_llm
+from app.services.entities import linking, llm_extraction
 
 blueprint = Blueprint("entities", __name__, url_prefix="/v1")
 blueprint.before_request(require("user"))
@@ -32,7 +32,7 @@ blueprint.before_request(require("user"))
 @validate_response(EntityPage)
 @error_statuses(*USER_AUTH, *QUERY_STRING, 404)
 async def list_entities(query_args: EntityQuery) -> Any:
-    return await entities.list_page(registry(), caller(), query_args)
+    return await linking.list_page(registry(), caller(), query_args)
 
 
 @blueprint.post("/extract-entities")
@@ -40,7 +40,7 @@ async def list_entities(query_args: EntityQuery) -> Any:
 @validate_response(ExtractAnswer)
 @error_statuses(*USER_AUTH, *JSON_BODY, 404, 503)
 async def extract_entities(data: ExtractRequest) -> Any:
-    return await entity_llm.extract(registry(), caller(), data)
+    return await llm_extraction.extract(registry(), caller(), data)
 
 
 @blueprint.post("/extract-entities/candidates")
@@ -48,7 +48,7 @@ async def extract_entities(data: ExtractRequest) -> Any:
 @validate_response(EntityCandidates)
 @error_statuses(*USER_AUTH, *JSON_BODY, 404)
 async def extraction_candidates(data: CandidatesRequest) -> Any:
-    return await entities.candidates(registry(), caller(), data.limit, data.branch)
+    return await linking.candidates(registry(), caller(), data.limit, data.branch)
 
 
 @blueprint.post("/extract-entities/link")
@@ -56,4 +56,4 @@ async def extraction_candidates(data: CandidatesRequest) -> Any:
 @validate_response(EntityLinks)
 @error_statuses(*USER_AUTH, *JSON_BODY, 404)
 async def link_entities(data: LinkEntities) -> Any:
-    return await entities.link_manually(registry(), caller(), data)
+    return await linking.link_manually(registry(), caller(), data)

@@ -7,10 +7,10 @@ from typing import Any
 from quart import Blueprint
 from quart_schema import validate_querystring, validate_response
 
+from app.api.auth import caller, limited, require
 from app.api.bodies import validate_optional_body
 from app.api.context import registry
 from app.api.errors import JSON_BODY, USER_AUTH, error_statuses
-from app.auth import caller, limited, require
 from app.models.governance import (
     ConsolidateAnswer,
     ForceBody,
@@ -21,8 +21,8 @@ from app.models.governance import (
     ReflectCandidatesRequest,
     ReflectRequest,
 )
-from app.services import consolidate as consolidate_service
-from app.services import governance, reflect
+from app.services.governance import consolidate as consolidate_service
+from app.services.governance import reflect, sweep
 
 blueprint = Blueprint("governance", __name__, url_prefix="/v1")
 blueprint.before_request(require("user"))
@@ -35,7 +35,7 @@ blueprint.before_request(require("user"))
 @error_statuses(*USER_AUTH, *JSON_BODY, 404)
 async def govern(query_args: ForceQuery, data: ForceBody) -> Any:
     force = query_args.force or data.force
-    return await governance.govern(registry(), caller(), force=force)
+    return await sweep.govern(registry(), caller(), force=force)
 
 
 @blueprint.post("/consolidate")

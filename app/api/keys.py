@@ -7,10 +7,10 @@ from typing import Any
 from quart import Blueprint, g, request
 from quart_schema import validate_response
 
+from app.api.auth import authenticate, current_user
 from app.api.bodies import validate_body
 from app.api.context import registry
 from app.api.errors import JSON_BODY, MASTER_AUTH, USER_AUTH, error_statuses
-from app.auth import authenticate, current_user
 from app.models.keys import ApiKey, ApiKeyList, CreateKey, IssuedKey
 from app.services import keys
 

@@ -7,10 +7,10 @@ from typing import Any
 from quart import Blueprint
 from quart_schema import validate_querystring, validate_response
 
+from app.api.auth import caller, limited, require
 from app.api.bodies import validate_body
 from app.api.context import registry
 from app.api.errors import JSON_BODY, QUERY_STRING, USER_AUTH, error_statuses
-from app.auth import caller, limited, require
 from app.models.history import History
 from app.models.memories import (
     BranchQuery,
@@ -35,11 +35,13 @@ from app.models.memories import (
     StoreMemory,
 )
 from app.models.purge import Purge, Purged
-from app.services import history, memories, profile, retrieval
+from app.services import memories, profile
 
 # Aliased because the handlers below bear the same names.
 from app.services import observe as observe_service
 from app.services import purge as purge_service
+from app.services.retrieval import pipeline
+from app.services.versioning import history
 
 blueprint = Blueprint("memories", __name__, url_prefix="/v1")
 blueprint.before_request(require("user"))
@@ -80,7 +82,7 @@ async def store_batch(data: StoreBatch) -> tuple[Any, int]:
 @error_statuses(*USER_AUTH, *JSON_BODY, 404, 429)
 @limited("retrieve")
 async def retrieve(data: RetrieveRequest) -> Any:
-    found = await retrieval.hybrid(registry(), caller(), data, mode="retrieve")
+    found = await pipeline.hybrid(registry(), caller(), data, mode="retrieve")
     return found
 
 
@@ -90,7 +92,7 @@ async def retrieve(data: RetrieveRequest) -> Any:
 @error_statuses(*USER_AUTH, *JSON_BODY, 404, 429)
 @limited("retrieve")
 async def search(data: RetrieveRequest) -> Any:
-    found = await retrieval.hybrid(registry(), caller(), data, mode="search")
+    found = await pipeline.hybrid(registry(), caller(), data, mode="search")
     return found
 
 
@@ -100,7 +102,7 @@ async def search(data: RetrieveRequest) -> Any:
 @error_statuses(*USER_AUTH, *JSON_BODY, 404, 429)
 @limited("retrieve")
 async def fulltext_search(data: FulltextRequest) -> Any:
-    return await retrieval.fulltext(registry(), caller(), data)
+    return await pipeline.fulltext(registry(), caller(), data)
 
 
 @blueprint.put("/memories/<memory_id>/correct")

@@ -6,8 +6,8 @@ from quart import Blueprint, Response
 from quart_schema import document_response
 
 from app import metrics
+from app.api.auth import require
 from app.api.errors import MASTER_AUTH, error_statuses
-from app.auth import require
 from app.models.metrics import MetricsText
 
 blueprint = Blueprint("metrics", __name__)

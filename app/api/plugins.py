@@ -8,10 +8,10 @@ from typing import Any
 from quart import Blueprint
 from quart_schema import validate_querystring, validate_response
 
+from app.api.auth import require
 from app.api.bodies import validate_body
 from app.api.context import registry
 from app.api.errors import JSON_BODY, MASTER_AUTH, QUERY_STRING, error_statuses
-from app.auth import require
 from app.models.plugins import (
     Activation,
     Binding,
@@ -30,7 +30,7 @@ from app.models.plugins import (
     Signer,
     SignerList,
 )
-from app.services import plugins
+from app.services.plugins import administration
 
 blueprint = Blueprint("plugins", __name__, url_prefix="/admin/plugins")
 blueprint.before_request(require("master"))
@@ -40,7 +40,7 @@ blueprint.before_request(require("master"))
 @validate_response(SignerList)
 @error_statuses(*MASTER_AUTH)
 async def list_signers() -> Any:
-    return await plugins.signers(registry())
+    return await administration.signers(registry())
 
 
 @blueprint.post("/signers")
@@ -48,7 +48,7 @@ async def list_signers() -> Any:
 @validate_response(Signer, 201)
 @error_statuses(*MASTER_AUTH, *JSON_BODY, 409)
 async def add_signer(data: NewSigner) -> tuple[Any, int]:
-    return await plugins.add_signer(registry(), data), 201
+    return await administration.add_signer(registry(), data), 201
 
 
 @blueprint.post("")
@@ -56,7 +56,7 @@ async def add_signer(data: NewSigner) -> tuple[Any, int]:
 @validate_response(Package, 201)
 @error_statuses(*MASTER_AUTH, *JSON_BODY, 409)
 async def publish(data: Publish) -> tuple[Any, int]:
-    return await plugins.publish(registry(), data), 201
+    return await administration.publish(registry(), data), 201
 
 
 @blueprint.get("")
@@ -64,7 +64,7 @@ async def publish(data: Publish) -> tuple[Any, int]:
 @validate_response(PackageList)
 @error_statuses(*MASTER_AUTH, *QUERY_STRING)
 async def list_packages(query_args: PackageQuery) -> Any:
-    return await plugins.listed(registry(), query_args)
+    return await administration.listed(registry(), query_args)
 
 
 @blueprint.post("/<key>/<version>/review")
@@ -72,7 +72,7 @@ async def list_packages(query_args: PackageQuery) -> Any:
 @validate_response(Package)
 @error_statuses(*MASTER_AUTH, *JSON_BODY, 404, 409)
 async def review(key: str, version: str, data: Review) -> Any:
-    return await plugins.review(registry(), key, version, data.status)
+    return await administration.review(registry(), key, version, data.status)
 
 
 @blueprint.post("/<key>/<version>/score")
@@ -80,14 +80,14 @@ async def review(key: str, version: str, data: Review) -> Any:
 @validate_response(Package)
 @error_statuses(*MASTER_AUTH, *JSON_BODY, 404)
 async def score(key: str, version: str, data: Score) -> Any:
-    return await plugins.score(registry(), key, version, data.score)
+    return await administration.score(registry(), key, version, data.score)
 
 
 @blueprint.get("/matrix")
 @validate_response(Matrix)
 @error_statuses(*MASTER_AUTH)
 async def matrix() -> Any:
-    return await plugins.matrix(registry())
+    return await administration.matrix(registry())
 
 
 @blueprint.get("/events")
@@ -95,14 +95,14 @@ async def matrix() -> Any:
 @validate_response(EventPage)
 @error_statuses(*MASTER_AUTH, *QUERY_STRING)
 async def events(query_args: EventQuery) -> Any:
-    return await plugins.events(registry(), query_args)
+    return await administration.events(registry(), query_args)
 
 
 @blueprint.get("/domains/<domain>/bindings")
 @validate_response(BindingList)
 @error_statuses(*MASTER_AUTH, 404)
 async def list_bindings(domain: str) -> Any:
-    return await plugins.bindings(registry(), domain)
+    return await administration.bindings(registry(), domain)
 
 
 @blueprint.post("/domains/<domain>/bindings")
@@ -110,7 +110,7 @@ async def list_bindings(domain: str) -> Any:
 @validate_response(Binding, 201)
 @error_statuses(*MASTER_AUTH, *JSON_BODY, 404, 409)
 async def add_binding(domain: str, data: NewBinding) -> tuple[Any, int]:
-    return await plugins.add_binding(registry(), domain, data), 201
+    return await administration.add_binding(registry(), domain, data), 201
 
 
 @blueprint.post("/domains/<domain>/activate")
@@ -118,4 +118,4 @@ async def add_binding(domain: str, data: NewBinding) -> tuple[Any, int]:
 @validate_response(Binding, 201)
 @error_statuses(*MASTER_AUTH, *JSON_BODY, 404, 409)
 async def activate(domain: str, data: Activation) -> tuple[Any, int]:
-    return await plugins.activate(registry(), domain, data), 201
+    return await administration.activate(registry(), domain, data), 201

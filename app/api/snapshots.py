@@ -7,10 +7,10 @@ from typing import Any
 from quart import Blueprint
 from quart_schema import validate_querystring, validate_response
 
+from app.api.auth import caller, require
 from app.api.bodies import validate_body
 from app.api.context import registry
 from app.api.errors import JSON_BODY, QUERY_STRING, USER_AUTH, error_statuses
-from app.auth import caller, require
 from app.models.snapshots import (
     CreateSnapshot,
     Diff,
@@ -21,7 +21,7 @@ from app.models.snapshots import (
     SnapshotList,
     SnapshotQuery,
 )
-from app.services import snapshots
+from app.services.versioning import snapshots
 
 blueprint = Blueprint("snapshots", __name__, url_prefix="/v1/snapshots")
 blueprint.before_request(require("user"))

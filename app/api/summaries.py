@@ -7,10 +7,10 @@ from typing import Any
 from quart import Blueprint
 from quart_schema import validate_response
 
+from app.api.auth import caller, require
 from app.api.bodies import validate_optional_body
 from app.api.context import registry
 from app.api.errors import JSON_BODY, USER_AUTH, error_statuses
-from app.auth import caller, require
 from app.models.memories import Memory
 from app.models.summaries import SummaryRequest
 from app.models.tasks import TaskAccepted

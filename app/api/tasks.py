@@ -7,9 +7,9 @@ from typing import Any
 from quart import Blueprint
 from quart_schema import validate_response
 
+from app.api.auth import caller, require
 from app.api.context import registry
 from app.api.errors import USER_AUTH, error_statuses
-from app.auth import caller, require
 from app.models.tasks import Task
 from app.services import tasks
 

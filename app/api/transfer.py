@@ -5,11 +5,11 @@ from __future__ import annotations
 from quart import Blueprint, Response, request
 from quart_schema import document_response, validate_response
 
+from app.api.auth import caller, limited, require
 from app.api.context import registry as current_registry
 from app.api.errors import USER_AUTH, error_statuses
-from app.auth import caller, limited, require
 from app.models.transfer import MEDIA_TYPE, ExportStream, Imported
-from app.services import transfer
+from app.services.transfer import export_import
 
 blueprint = Blueprint("transfer", __name__, url_prefix="/v1")
 blueprint.before_request(require("user"))
@@ -23,7 +23,7 @@ IMPORT_PATH = "/v1/import"  # its body limit is IMPORT_MAX_BYTES (see create_app
 async def export() -> Response:
     """The caller's memories (every branch, with their history and links), entities,
     feedback, snapshots, branches and retrieval parameters as JSON Lines, streamed."""
-    lines = await transfer.export(current_registry(), caller())
+    lines = await export_import.export(current_registry(), caller())
     response = Response(lines, mimetype=MEDIA_TYPE)
     response.timeout = None  # a large user takes longer than RESPONSE_TIMEOUT to send
     return response
@@ -37,4 +37,4 @@ async def import_file() -> Imported:
     """Loads an export (JSON Lines, up to IMPORT_MAX_BYTES) into the caller, all or nothing:
     422 lists every bad line, 409 when the caller holds memories, snapshots or branches the
     file does not. Importing the same file again changes nothing."""
-    return await transfer.import_file(current_registry(), caller(), request.body)
+    return await export_import.import_file(current_registry(), caller(), request.body)

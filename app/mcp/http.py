@@ -18,7 +18,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from werkzeug.exceptions import HTTPException
 
 from app import logs
-from app.auth import Principal, rate_limit_of, resolve
+from app.api.auth import Principal, rate_limit_of, resolve
 from app.errors import DomainError, headers_of, status_of
 from app.mcp.server import Context, build_server
 from app.mcp.tools import RestCall, Tool

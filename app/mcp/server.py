@@ -16,7 +16,7 @@ from pydantic import BaseModel, ValidationError
 from app import metrics
 from app.errors import DomainError, invalid_fields
 from app.mcp.tools import BY_NAME, TOOLS, Tool
-from app.services.plugin_packages import SERVICE_VERSION
+from app.services.plugins.packages import SERVICE_VERSION
 
 log = logging.getLogger(__name__)
 

@@ -33,26 +33,12 @@ from app.models.purge import Purge
 from app.models.snapshots import CreateSnapshot
 from app.models.summaries import SummaryRequest
 from app.registry import Registry
-from app.services import (
-    branches,
-    capabilities,
-    consolidate,
-    entities,
-    feedback,
-    governance,
-    history,
-    memories,
-    observe,
-    pick,
-    profile,
-    purge,
-    reflect,
-    retrieval,
-    snapshots,
-    summaries,
-    tasks,
-)
+from app.services import capabilities, feedback, memories, observe, profile, purge, summaries, tasks
+from app.services.entities import linking
+from app.services.governance import consolidate, reflect, sweep
+from app.services.retrieval import pipeline
 from app.services.scope import Caller
+from app.services.versioning import branches, history, pick, snapshots
 
 UseCase = Callable[[Registry, Caller, Any], Awaitable[Any]]
 PATH_FIELD = re.compile(r"{(\w+)}")
@@ -160,7 +146,7 @@ def _diff_call(arguments: DiffArguments) -> RestCall:
 
 async def _govern(registry: Registry, caller: Caller, arguments: GovernanceArguments) -> Any:
     if arguments.op == "governance":
-        return await governance.govern(registry, caller, force=arguments.force)
+        return await sweep.govern(registry, caller, force=arguments.force)
     if arguments.op == "consolidate":
         return await consolidate.consolidate(registry, caller, force=arguments.force)
     return await reflect.reflect(registry, caller, arguments)
@@ -183,7 +169,7 @@ TOOLS: tuple[Tool, ...] = (
         "graph), preferring the given session's memories. Use this before answering from memory.",
         RetrieveRequest,
         READS,
-        lambda registry, caller, a: retrieval.hybrid(registry, caller, a, mode="retrieve"),
+        lambda registry, caller, a: pipeline.hybrid(registry, caller, a, mode="retrieve"),
         rest("POST", "/v1/memories/retrieve"),
     ),
     Tool(
@@ -192,7 +178,7 @@ TOOLS: tuple[Tool, ...] = (
         "memories by meaning, keywords and the entity graph.",
         RetrieveRequest,
         READS,
-        lambda registry, caller, a: retrieval.hybrid(registry, caller, a, mode="search"),
+        lambda registry, caller, a: pipeline.hybrid(registry, caller, a, mode="search"),
         rest("POST", "/v1/memories/search"),
     ),
     Tool(
@@ -346,7 +332,7 @@ TOOLS: tuple[Tool, ...] = (
         "mention, with how many memories mention each; filter by type or name prefix.",
         EntityArguments,
         READS,
-        entities.list_page,
+        linking.list_page,
         rest("GET", "/v1/entities"),
     ),
     Tool(

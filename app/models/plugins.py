@@ -111,7 +111,7 @@ class EventQuery(BaseModel):
 
 
 class RankingWeights(Strict):
-    """What a `retrieval.rerank` plugin may set of the ranking (see services.ranking)."""
+    """What a `retrieval.rerank` plugin may set of the ranking (see services.retrieval.ranking)."""
 
     vector_weight: float | None = Field(default=None, ge=0, le=1)
     recency_bonus: float | None = Field(default=None, ge=0, le=0.5)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from app.errors import NotFound
 from app.models.admin import MemoryCount, SystemStats, User, UserPage, UserStats, UserSummary
 from app.models.keys import ApiKey
-from app.pagination import decode_cursor, page_of
+from app.pagination import Paging
 from app.registry import Registry
 from app.services import keys
 from app.services.scope import Caller
@@ -16,10 +16,10 @@ async def system_stats(registry: Registry) -> SystemStats:
 
 
 async def users(registry: Registry, cursor: str | None, limit: int) -> UserPage:
-    after = decode_cursor(cursor) if cursor else None
-    rows = await registry.graph.read("admin/users", after=after, limit=limit + 1)
+    paging = Paging.of(cursor, limit)
+    rows = await registry.graph.read("admin/users", after=paging.after, limit=paging.fetch)
     fetched = [UserSummary(**row["user"]) for row in rows]
-    page, next_cursor = page_of(fetched, limit, lambda user: user.user_id)
+    page, next_cursor = paging.page(fetched, lambda user: user.user_id)
     return UserPage(items=page, next_cursor=next_cursor)
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from app.models.capabilities import Capabilities, FeatureMode
 from app.registry import Registry
-from app.services.plugin_packages import SERVICE_VERSION
+from app.services.plugins.packages import SERVICE_VERSION
 
 # English, Chinese, and Chinese with English identifiers inside, everywhere.
 LANGUAGES = ["en", "zh", "zh+en"]

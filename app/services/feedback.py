@@ -29,9 +29,10 @@ from app.models.feedback import (
     TuneResult,
 )
 from app.registry import Registry
-from app.services import tuning, versions
+from app.services import tuning
 from app.services.scope import Caller, scope_for
-from app.services.versions import Link, Why
+from app.services.versioning import versions
+from app.services.versioning.versions import Link, Why
 
 log = logging.getLogger(__name__)
 

@@ -23,11 +23,12 @@ from app.models.memories import (
     NewMemory,
     StoreMemory,
 )
-from app.pagination import decode_cursor, page_of
+from app.pagination import Paging
 from app.registry import Registry
-from app.services import confidence, entities, ranking, retrieval, snapshots, versions
-from app.services.entity_extractor import Mention
-from app.services.identity import fingerprint, time_ordered_id
+from app.services.entities import linking
+from app.services.entities.extractor import Mention
+from app.services.governance import confidence
+from app.services.ids import fingerprint, time_ordered_id
 from app.services.memory_view import (
     active_memory,
     metadata,
@@ -35,9 +36,11 @@ from app.services.memory_view import (
     still_active,
     to_memory,
 )
-from app.services.query_text import CJK_RUN, content_words, coverage
+from app.services.retrieval import pipeline, ranking
+from app.services.retrieval.query_text import CJK_RUN, content_words, coverage
 from app.services.scope import MAIN, Caller, MemoryFilter, Scope, scope_for
-from app.services.versions import Link, Why
+from app.services.versioning import snapshots, versions
+from app.services.versioning.versions import Link, Why
 
 AUTO = "auto"  # the source of the entity links extracted on every write
 CORRECTION_TIER = "T2"
@@ -117,9 +120,9 @@ async def _create_in(
     if fresh:
         # Keyed to the user's entities under the change's lock: no concurrent write of the
         # user can add a near duplicate meanwhile.
-        resolved = await entities.canonical(tx.run, scope.user_id, fresh_mentions)
+        resolved = await linking.canonical(tx.run, scope.user_id, fresh_mentions)
         owners = [item["memory_id"] for item in fresh.values()]
-        links = await entities.mention_links(
+        links = await linking.mention_links(
             tx, scope.user_id, list(zip(owners, resolved, strict=True)), AUTO
         )
         made = await versions.create(tx, seq, list(fresh.values()), links)
@@ -140,7 +143,7 @@ async def _understand(
     """The embeddings of texts and the entities they mention. One after the other: on two
     cores, extraction beside the encode slows the encode by more than it takes."""
     embeddings = await registry.embedder.encode(texts)
-    return embeddings, await entities.extract_all(texts)
+    return embeddings, await linking.extract_all(texts)
 
 
 async def _create(
@@ -165,7 +168,7 @@ async def _create(
         embeddings, mentions = await _understand(registry, texts)
         model_id = registry.embedder.model_id
     else:
-        embeddings, mentions = [None] * len(items), await entities.extract_all(texts)
+        embeddings, mentions = [None] * len(items), await linking.extract_all(texts)
         model_id = NOT_EMBEDDED
     props = [
         memory_props(scope, item, vector, model_id, trust_tier=trust_tier, per_session=per_session)
@@ -266,6 +269,7 @@ async def get(registry: Registry, caller: Caller, memory_id: str, branch: str | 
 async def query(registry: Registry, caller: Caller, request: MemoryQuery) -> MemoryPage:
     """POST /v1/memories/query: the memories every filter matches, newest first, paged."""
     scope = await scope_for(registry, caller, request.branch)
+    paging = Paging.of(request.cursor, request.limit)
     rows = await registry.graph.read(
         "memories/query",
         **scope.params(),
@@ -277,28 +281,29 @@ async def query(registry: Registry, caller: Caller, request: MemoryQuery) -> Mem
         metadata=metadata_props(request.extra_metadata_filter or {}),
         created_after=request.created_after,
         created_before=request.created_before,
-        before=decode_cursor(request.cursor) if request.cursor else None,
-        limit=request.limit + 1,
+        before=paging.after,
+        limit=paging.fetch,
     )
     fetched = [to_memory(row["memory"]) for row in rows]
-    items, next_cursor = page_of(fetched, request.limit, lambda memory: memory.memory_id)
+    items, next_cursor = paging.page(fetched, lambda memory: memory.memory_id)
     return MemoryPage(items=items, next_cursor=next_cursor)
 
 
 async def list_page(registry: Registry, caller: Caller, query: ListQuery) -> MemoryPage:
     """A page of active memories, newest first."""
     scope = await scope_for(registry, caller, query.branch)
+    paging = Paging.of(query.cursor, query.limit)
     rows = await registry.graph.read(
         "memories/list",
         **scope.params(),
-        before=decode_cursor(query.cursor) if query.cursor else None,
+        before=paging.after,
         memory_type=query.memory_type,
         subject_id=query.subject_id,
         session_id=query.only_session,
-        limit=query.limit + 1,
+        limit=paging.fetch,
     )
     fetched = [to_memory(row["memory"]) for row in rows]
-    items, next_cursor = page_of(fetched, query.limit, lambda memory: memory.memory_id)
+    items, next_cursor = paging.page(fetched, lambda memory: memory.memory_id)
     return MemoryPage(items=items, next_cursor=next_cursor)
 
 
@@ -387,7 +392,7 @@ async def _holding_the_words(
     """For a query in Chinese (or with Chinese in it), which the bundled model cannot read
     (every Chinese text is about as close to every other), the memories holding at least
     MIN_CORRECTION_COVERAGE of its words, best full-text match first."""
-    found = await retrieval.fulltext(
+    found = await pipeline.fulltext(
         registry,
         caller,
         FulltextRequest(

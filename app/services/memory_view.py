@@ -12,7 +12,7 @@ from app.graph import Row, Tx
 from app.models.feedback import SIGNALS
 from app.models.memories import META_PREFIX, FeedbackCounts, Memory, is_metadata
 from app.models.snapshots import Detail, SnapshotMemory
-from app.services import confidence
+from app.services.governance import confidence
 from app.services.scope import Scope
 
 CONTENT_CUT: dict[Detail, int] = {"brief": 80, "normal": 200}

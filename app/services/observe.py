@@ -10,7 +10,7 @@ from app.prompts import observe as prompt
 from app.registry import Registry
 from app.services.memories import store_batch
 from app.services.scope import Caller
-from app.services.versions import Why
+from app.services.versioning.versions import Why
 
 OBSERVED_CONFIDENCE = 0.7
 DISTILLED_TIER = "T3"

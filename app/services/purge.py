@@ -5,11 +5,11 @@ from __future__ import annotations
 from app.graph import Tx
 from app.models.purge import Purge, Purged
 from app.registry import Registry
-from app.services import snapshots, versions
 from app.services.memories import deletion
-from app.services.query_text import content_words, coverage, lucene_query
+from app.services.retrieval.query_text import content_words, coverage, lucene_query
 from app.services.scope import Caller, Scope, scope_for
-from app.services.versions import Why
+from app.services.versioning import snapshots, versions
+from app.services.versioning.versions import Why
 
 
 async def _topic_ids(tx: Tx, scope: Scope, topic: str) -> list[str]:

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from app.graph import Tx
 from app.migrations import ensure_vector_index
 from app.registry import Registry
-from app.services import versions
+from app.services.versioning import versions
 
 BATCH = 256
 

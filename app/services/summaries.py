@@ -25,7 +25,7 @@ from app.prompts import summaries as prompt
 from app.registry import Registry
 from app.services import memories, tasks
 from app.services.scope import Caller, Scope, scope_for
-from app.services.versions import Why
+from app.services.versioning.versions import Why
 
 KIND = "summary"
 MAX_LIGHTWEIGHT = 3

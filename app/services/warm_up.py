@@ -10,8 +10,9 @@ import time
 
 from app.errors import Unavailable
 from app.registry import Registry
-from app.services import keys, memories, retrieval, scope
-from app.services.entity_extractor import load_segmenter
+from app.services import keys, memories, scope
+from app.services.entities.extractor import load_segmenter
+from app.services.retrieval import pipeline
 
 log = logging.getLogger(__name__)
 
@@ -25,7 +26,7 @@ async def warm(registry: Registry) -> None:
     await asyncio.to_thread(load_segmenter)
     await keys.warm(registry)
     await scope.warm(registry)
-    await retrieval.warm(registry)
+    await pipeline.warm(registry)
     await memories.warm(registry)
 
 

@@ -9,7 +9,7 @@ from typing import Any
 from neo4j import AsyncDriver
 from quart.typing import TestClientProtocol
 
-from app.services.consolidate import CONFIDENCE_FACTOR
+from app.services.governance.consolidate import CONFIDENCE_FACTOR
 from tests.conftest import User, create_user
 from tests.support.governance import days_ago, run
 from tests.support.http import error_detail

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from quart.typing import TestClientProtocol
 
-from app.services.plugin_packages import MAX_PACKAGE_BYTES
+from app.services.plugins.packages import MAX_PACKAGE_BYTES
 from tests.conftest import MASTER, User
 from tests.support.http import error_detail
 from tests.support.plugins import Publisher, b64, plugin_name, publish, trust, trusted_publisher

@@ -19,7 +19,7 @@ from quart.typing import TestClientProtocol
 
 from app import create_app
 from app.embedder import SentenceTransformerEmbedder
-from app.services.transfer_plan import derived_id
+from app.services.transfer.plan import derived_id
 from tests.conftest import STARTUP_TIMEOUT_S, User, create_user, make_settings
 from tests.support.http import error_detail, request_ok
 from tests.support.memories import page_items, store, without_confidence

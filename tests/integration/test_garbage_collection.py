@@ -8,7 +8,7 @@ from neo4j import AsyncDriver
 from quart.typing import TestClientProtocol
 
 from app.registry import Registry
-from app.services.snapshots import collect_garbage
+from app.services.versioning.snapshots import collect_garbage
 from tests.conftest import User, create_user
 from tests.support.branches import create_branch
 from tests.support.http import request_ok

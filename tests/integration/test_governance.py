@@ -15,8 +15,9 @@ from quart.typing import TestClientProtocol
 from app.cron import cron_trigger
 from app.registry import Registry
 from app.scheduler import ScheduledJob, Scheduler, job_table
-from app.services import consolidate, governance, snapshots
+from app.services.governance import consolidate, sweep
 from app.services.scope import MAIN, Scope
+from app.services.versioning import snapshots
 from tests.conftest import User, create_user, make_settings
 from tests.support.governance import days_ago, run
 from tests.support.http import request_ok
@@ -135,7 +136,7 @@ async def test_a_contradiction_whose_memory_went_before_it_was_recorded_is_not(
 def test_the_job_table_runs_governance_on_its_own_schedule() -> None:
     table = job_table(make_settings(governance_cron="15 2 * * *"))
     [job] = [job for job in table if job.name == "governance"]
-    assert job.run is governance.govern_all
+    assert job.run is sweep.govern_all
 
 
 async def _runs_of(driver: AsyncDriver, user_id: str) -> list[tuple[str, str]]:
@@ -153,7 +154,7 @@ async def test_scheduled_governance_goes_on_past_a_user_it_cannot_govern(
 ) -> None:
     """A user checked out to a branch that is gone (left so by a release before the fix of
     checkouts racing deletes) is skipped, and everyone after it is governed."""
-    await governance.govern_all(registry)
+    await sweep.govern_all(registry)
     stranded = await create_user(client, "stranded")
     after = await create_user(client, "zz-after")
     await store(client, stranded.headers, "Stranded note")
@@ -164,7 +165,7 @@ async def test_scheduled_governance_goes_on_past_a_user_it_cannot_govern(
         u=stranded.user_id,
     )
 
-    report = await governance.govern_all(registry)
+    report = await sweep.govern_all(registry)
 
     assert report["users_governed"] >= 1
     assert ("governance", "scheduled") in await _runs_of(neo4j_driver, after.user_id)
@@ -177,19 +178,19 @@ async def test_scheduled_governance_goes_on_past_a_user_it_cannot_govern(
 async def test_scheduled_governance_runs_once_per_run_for_users_with_changes(
     client: TestClientProtocol, registry: Registry, neo4j_driver: AsyncDriver
 ) -> None:
-    await governance.govern_all(registry)  # catches up every user other tests left behind
+    await sweep.govern_all(registry)  # catches up every user other tests left behind
     changed = await create_user(client, "scheduled")
     quiet = await create_user(client, "quiet")
     await store(client, changed.headers, "Scratch note", trust_tier="T4", initial_confidence=0.1)
     await store(client, quiet.headers, "Nothing changes here")
-    await governance.govern_all(registry)
+    await sweep.govern_all(registry)
     await query(neo4j_driver, "MATCH (r:GovernanceRun {user_id: $u}) DELETE r", u=quiet.user_id)
     await store(
         client, changed.headers, "A second scratch note", trust_tier="T4", initial_confidence=0.1
     )
 
     job = ScheduledJob(
-        f"governance-{uuid.uuid4().hex[:8]}", cron_trigger("* * * * *"), governance.govern_all
+        f"governance-{uuid.uuid4().hex[:8]}", cron_trigger("* * * * *"), sweep.govern_all
     )
     schedulers = [
         Scheduler(

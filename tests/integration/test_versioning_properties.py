@@ -39,9 +39,9 @@ from quart.typing import TestClientProtocol
 from app.graph import Tx
 from app.models.feedback import SIGNALS
 from app.registry import Registry
-from app.services import snapshots, versions
-from app.services.entity_extractor import extract
-from app.services.versions import Link
+from app.services.entities.extractor import extract
+from app.services.versioning import snapshots, versions
+from app.services.versioning.versions import Link
 from tests.conftest import create_user
 from tests.support.memory_links import (
     LinkId,

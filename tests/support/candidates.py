@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from app.services.ranking import Candidate
+from app.services.retrieval.ranking import Candidate
 
 
 def candidate(memory_id: str, cosine: float | None, **fields: object) -> Candidate:

@@ -9,7 +9,7 @@ from typing import Any
 from neo4j import AsyncDriver
 from quart.typing import TestClientProtocol
 
-from app.services.transfer_plan import derived_id
+from app.services.transfer.plan import derived_id
 from tests.conftest import User
 from tests.support.branches import create_branch
 from tests.support.entities import all_entities

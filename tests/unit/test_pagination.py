@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from app.errors import Unparseable, status_of
-from app.pagination import decode_cursor, encode_cursor, page_of
+from app.pagination import Paging, decode_cursor, encode_cursor
 
 URL_SAFE = re.compile(r"^[A-Za-z0-9_-]+$")
 
@@ -73,7 +73,16 @@ def test_garbage_cursor_is_unparseable(cursor: str) -> None:
 
 
 def test_a_page_holds_the_limit_and_a_cursor_only_when_more_follow() -> None:
-    page, cursor = page_of(["a", "b", "c"], 2, str.upper)
+    paging = Paging.of(None, 2)
+    assert (paging.after, paging.fetch) == (None, 3)
+    page, cursor = paging.page(["a", "b", "c"], str.upper)
     assert (page, cursor) == (["a", "b"], encode_cursor("B"))
-    assert page_of(["a", "b"], 2, str.upper) == (["a", "b"], None)
-    assert page_of([], 2, str.upper) == ([], None)
+    assert paging.page(["a", "b"], str.upper) == (["a", "b"], None)
+    assert paging.page([], str.upper) == ([], None)
+
+
+def test_the_next_page_starts_after_the_key_its_cursor_holds() -> None:
+    assert Paging.of(encode_cursor("B"), 2).after == "B"
+    assert Paging.of("", 2).after is None
+    with pytest.raises(Unparseable):
+        Paging.of("not a cursor", 2)

@@ -1,0 +1,199 @@
+"""The graph stage's round trip: the query's seed entities, the residual query encoded while the
+first stage runs, the walk (cypher/retrieval/expand) and the scored expansion that joins the
+candidates (scoring itself is graph_stage, pure)."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from app.graph import PackedVector, packed_vector
+from app.registry import Registry
+from app.services.entities.extractor import extract
+from app.services.entities.names import compact_key
+from app.services.memory_view import whole
+from app.services.retrieval import graph_stage, ranking
+from app.services.scope import MAIN, MemoryFilter, Scope
+
+GRAPH = graph_stage.GraphConfig()
+
+
+@dataclass(frozen=True)
+class Expansion:
+    """What the walk found: the seed entity keys, the memories it reached (rows like the first
+    stage's candidates), each one's graph hit, and the memories the query's entities are said
+    to have nothing to do with (see cypher/retrieval/expand)."""
+
+    keys: list[str]
+    rows: list[dict[str, Any]] = field(default_factory=list)
+    hits: dict[str, graph_stage.GraphHit] = field(default_factory=dict)
+    timed_out: bool = False  # the walk ran out of time and was dropped
+    denied: frozenset[str] = frozenset()
+
+    def scored(self, candidate: ranking.Candidate) -> ranking.Candidate:
+        """The candidate with its graph score, or marked denied when no path reached it and a
+        memory of the query's entities denies it (unchanged otherwise)."""
+        hit = self.hits.get(candidate.memory_id)
+        if hit is not None:
+            return replace(candidate, graph=hit.score)
+        if candidate.memory_id in self.denied:
+            return replace(candidate, denied=True)
+        return candidate
+
+    def summary(self) -> dict[str, Any]:
+        return {"seed_entities": self.keys, "reached": len(self.hits), "timed_out": self.timed_out}
+
+    def explain(self, memory_id: str) -> dict[str, Any]:
+        """A result's graph score and the path that brought it in (the first-stage memory that
+        gave the seed if one did, then entity keys and memory ids in turn)."""
+        hit = self.hits.get(memory_id)
+        if hit is None:
+            return {}
+        start = [hit.path.seed_memory] if hit.path.seed_memory else []
+        return {"graph": hit.score, "graph_path": [*start, *hit.path.steps]}
+
+
+@dataclass
+class Walk:
+    """A walk about to happen: the query's entity keys and the residual query's embedding on
+    its way (None when the query names no entity: the query itself judges)."""
+
+    keys: list[str]
+    residual: asyncio.Future[list[float]] | None
+    config: graph_stage.GraphConfig = GRAPH
+
+    async def reach(
+        self, registry: Registry, scope: Scope, vector: PackedVector, seeds: list[str]
+    ) -> Reached:
+        """Walks in one round trip from the query's entities and the seed memories'."""
+        judge = packed_vector(await self.residual) if self.residual is not None else vector
+        rows = await registry.graph.read_within(
+            "retrieval/expand",
+            registry.settings.graph_time_limit_s,
+            **_walk_params(self.config, scope, self.keys, seeds, vector, judge),
+        )
+        return Reached(seeds=seeds, found=rows[0] if rows else None)
+
+    async def finish(
+        self,
+        registry: Registry,
+        scope: Scope,
+        vector: PackedVector,
+        beside: Reached | None,
+        candidates: list[ranking.Candidate],
+        keep: MemoryFilter,
+        seedable: frozenset[str],
+        weights: ranking.Weights = ranking.DEFAULT_WEIGHTS,
+    ) -> Expansion | None:
+        """Scores what the walk reached: the one that ran beside the first stage from the
+        query's entities, or, when there was none or it led nowhere (unknown entities, hubs),
+        a walk from the best candidates' entities, those of them that name an entity to go on
+        from (`seedable`: a walk from hubs, or from entities no other memory names, finds
+        nothing and costs a round trip). None when there is nothing at all (no candidate, no
+        entity in the query)."""
+        relevance = ranking.relevances(candidates, weights)
+        reached = beside
+        if candidates and (reached is None or reached.nowhere):
+            best = sorted(relevance, key=lambda key: -relevance[key])[: self.config.seed_memories]
+            seeds = [memory_id for memory_id in best if memory_id in seedable]
+            if seeds:
+                reached = await self.reach(registry, scope, vector, seeds)
+        if reached is None:
+            if self.residual is not None:
+                self.residual.cancel()
+            return Expansion(self.keys) if candidates else None
+        return self._scored(reached, relevance, keep)
+
+    def _scored(
+        self, reached: Reached, relevance: dict[str, float], keep: MemoryFilter
+    ) -> Expansion:
+        found = reached.found
+        if found is None:
+            return Expansion(self.keys, timed_out=True)
+        best = max(relevance.values(), default=0.0)
+        memories = [row for row in found["memories"] if whole(row["memory"])]
+        similarity = {
+            row["memory"]["memory_id"]: ranking.cosine(row["residual"]) for row in memories
+        }
+        paths = [
+            graph_stage.GraphPath(
+                seed=path["seed"],
+                seed_memory=path["seed_memory"],
+                steps=tuple(path["steps"]),
+                memories=tuple(
+                    step
+                    for step in (path["seed_memory"], *path["steps"])
+                    if step is not None and step in similarity
+                ),
+            )
+            for path in found["paths"]
+        ]
+        strength = {key: relevance[key] / best for key in reached.seeds} if best > 0 else {}
+        deniers = frozenset(row["memory"]["memory_id"] for row in memories if row["denies"])
+        hits = graph_stage.score(paths, similarity, strength, best, self.config, deniers)
+        rows = [
+            {"memory": row["memory"], "vector_score": row["similarity"], "text_score": None}
+            for row in memories
+            if row["memory"]["memory_id"] in hits and keep.admits(row["memory"])
+        ]
+        return Expansion(keys=self.keys, rows=rows, hits=hits, denied=frozenset(found["denied"]))
+
+
+@dataclass(frozen=True)
+class Reached:
+    """The walk's round trip: the first-stage memories whose entities seeded it, and its one
+    row (None when it ran out of time and was dropped)."""
+
+    seeds: list[str]
+    found: dict[str, Any] | None
+
+    @property
+    def nowhere(self) -> bool:
+        """The walk found no path (its seeds are unknown entities or hubs)."""
+        return self.found is not None and not self.found["paths"]
+
+
+def _walk_params(
+    config: graph_stage.GraphConfig,
+    scope: Scope,
+    keys: list[str],
+    seeds: list[str],
+    vector: PackedVector,
+    judge: PackedVector,
+) -> dict[str, Any]:
+    """The parameters of retrieval/expand."""
+    return {
+        **scope.params(),
+        "keys": keys,
+        "compacts": [compact_key(key) for key in keys],
+        "seed_memories": seeds,
+        "vector": vector,
+        "residual": judge,
+        "hub_limit": config.hub_limit,
+        "max_memories": config.max_hops + 1,
+        "max_paths": config.max_paths,
+    }
+
+
+async def warm(registry: Registry, vector: PackedVector) -> None:
+    """Runs a walk that finds nothing, so that the server plans the walk's query at startup:
+    planning it takes longer than the walk's time limit, and the first retrieves would
+    otherwise wait for it or answer without the graph."""
+    await registry.graph.read(
+        "retrieval/expand", **_walk_params(GRAPH, Scope("", MAIN), [], [], vector, vector)
+    )
+
+
+def start(registry: Registry, query: str, config: graph_stage.GraphConfig = GRAPH) -> Walk:
+    """Picks the query's entities and queues the query without their names for encoding (it
+    judges what the walk reaches, so a memory is not relevant just for naming the seed);
+    queued before the query itself, the two share one model call."""
+    mentions = extract(query)
+    residual_text = graph_stage.residual(query, [mention.name for mention in mentions])
+    residual = (
+        asyncio.ensure_future(registry.embedder.encode_query(residual_text))
+        if config.residual and mentions and residual_text
+        else None
+    )
+    return Walk(keys=[m.key for m in mentions if not m.negated], residual=residual, config=config)

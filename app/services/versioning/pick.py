@@ -1,0 +1,215 @@
+"""Pick: promote chosen changes of a branch into main (or another target branch)."""
+
+from __future__ import annotations
+
+from app.errors import Conflict, Invalid, NotFound
+from app.graph import Row, Tx
+from app.models.branches import PREVIEW_CHARS, Action, Pick, Picked, PickItem
+from app.models.memories import RetrieveRequest
+from app.pagination import Paging
+from app.registry import Registry
+from app.services.retrieval import pipeline
+from app.services.scope import Caller, Scope, scope_for
+from app.services.versioning import branches, merge_plan, snapshots, versions
+from app.services.versioning.versions import Why
+
+# New, changed and deactivated memories, the items applied, and the conflicts left out.
+Plan = tuple[list[Row], list[Row], list[Row], list[PickItem], int]
+
+
+async def _selected(registry: Registry, caller: Caller, name: str, request: Pick) -> list[str]:
+    """The memory ids the request's selector names (a pick applies those the branch changed)."""
+    if request.memory_ids is not None:
+        source = await scope_for(registry, caller, name)
+        unknown = await registry.graph.read(
+            "branches/unknown_memories", **source.params(), memory_ids=request.memory_ids
+        )
+        if unknown:
+            raise NotFound(f"memory {unknown[0]['memory_id']} not found on branch {name}")
+        return request.memory_ids
+    if request.query is not None:
+        found = await pipeline.hybrid(
+            registry,
+            caller,
+            RetrieveRequest(
+                query=request.query,
+                top_k=request.top_k,
+                min_score=request.min_score,
+                branch=name,
+            ),
+            mode="search",
+        )
+        assert isinstance(found, list), "a request without explain answers a list"
+        return [memory.memory_id for memory in found]
+    bounds: list[int | None] = []
+    for snapshot_name in (request.from_snapshot, request.to_snapshot):
+        if snapshot_name is None:
+            bounds.append(None)
+            continue
+        snapshot = await snapshots.get(registry, caller.user_id, snapshot_name)
+        if snapshot.branch != name:
+            raise Invalid(f"snapshot {snapshot_name} is of branch {snapshot.branch}, not {name}")
+        bounds.append(snapshot.seq)
+    after, until = bounds
+    rows = await registry.graph.read(
+        "branches/changed_between",
+        user_id=caller.user_id,
+        name=name,
+        after=-1 if after is None else after,
+        until=2**62 if until is None else until,
+    )
+    return [row["memory_id"] for row in rows]
+
+
+def _item(props: Row, action: Action, rows: dict[str, Row], conflicts: set[str]) -> PickItem:
+    theirs = rows[props["memory_id"]]["target_memory"]
+    return PickItem(
+        memory_id=props["memory_id"],
+        action=action,
+        preview=props["content"][:PREVIEW_CHARS],
+        target_preview=None if theirs is None else theirs["content"][:PREVIEW_CHARS],
+        conflict=props["memory_id"] in conflicts,
+    )
+
+
+def _plan(changes: list[Row], base_seq: int, request: Pick) -> Plan:
+    """What the pick applies (new, changed, deactivated), every item it applies in memory id
+    order, and how many conflicts the strategy leaves out; Conflict for strategy `fail`
+    outside a dry run.
+
+    A picked memory conflicts when the target changed it too since the fork, or changed the
+    memory it corrects (two corrections of one memory would both stand).
+    """
+    rows = {row["branch_memory"]["memory_id"]: row for row in changes}
+    because: dict[str, str] = {}  # a conflicting memory -> the one the target changed
+    for memory_id, row in rows.items():
+        if merge_plan.diverged(row, base_seq):
+            because[memory_id] = memory_id
+            correction = row["branch_memory"].get("superseded_by")
+            if correction in rows:
+                because[correction] = memory_id
+    conflicts = set(because)
+    new, changed, deactivated = merge_plan.plan(changes)
+    applied = {props["memory_id"] for props in new + changed + deactivated}
+    if conflicts & applied and request.strategy == "fail" and not request.dry_run:
+        raise Conflict(
+            f"picked memories changed on {request.target} since the fork too: "
+            'pick with strategy "skip" or "accept"',
+            conflicts=[
+                {
+                    "memory_id": memory_id,
+                    "changed_on_target": because[memory_id],
+                    "branch_content": rows[memory_id]["branch_memory"]["content"],
+                    "target_content": rows[because[memory_id]]["target_memory"]["content"],
+                }
+                for memory_id in sorted(conflicts & applied)
+            ],
+        )
+    skipped = 0
+    if request.strategy == "skip":
+        skipped = len(conflicts & applied)
+        new, changed, deactivated = (
+            [props for props in group if props["memory_id"] not in conflicts]
+            for group in (new, changed, deactivated)
+        )
+    items = sorted(
+        [_item(props, "add", rows, conflicts) for props in new]
+        + [_item(props, "replace", rows, conflicts) for props in changed]
+        + [_item(props, "remove", rows, conflicts) for props in deactivated],
+        key=lambda item: item.memory_id,
+    )
+    return new, changed, deactivated, items, skipped
+
+
+async def pick(registry: Registry, caller: Caller, name: str, request: Pick) -> Picked:
+    """POST /v1/branches/{name}/pick: in one change of the target after a safety snapshot (so a
+    rollback undoes it), or only planned with `dry_run`."""
+    if request.target == name:
+        raise Invalid("a branch cannot be picked into itself")
+    branch = await branches.get(registry, caller.user_id, name)
+    target = await scope_for(registry, caller, request.target)
+    picked = await _selected(registry, caller, name, request)
+    corrected = await registry.graph.read(
+        "branches/superseded", user_id=caller.user_id, name=name, memory_ids=picked
+    )
+    picked = sorted({*picked, *(row["memory_id"] for row in corrected)})
+    paging = Paging.of(request.cursor, request.limit)
+    query = merge_plan.since_fork(caller.user_id, branch, target, picked)
+
+    def answer(plan: Plan, snapshot_name: str | None = None) -> Picked:
+        new, changed, deactivated, items, skipped = plan
+        listed = [item for item in items if paging.after is None or item.memory_id > paging.after]
+        page, next_cursor = paging.page(listed, lambda item: item.memory_id)
+        return Picked(
+            branch=name,
+            target=target.branch,
+            strategy=request.strategy,
+            dry_run=request.dry_run,
+            added=len(new),
+            replaced=len(changed),
+            removed=len(deactivated),
+            skipped=skipped,
+            snapshot_name=snapshot_name,
+            items=page,
+            next_cursor=next_cursor,
+        )
+
+    if request.dry_run:
+        changes = await registry.graph.read("branches/changes", **query)
+        return answer(_plan(changes, branch["base_seq"], request))
+
+    async def work(tx: Tx) -> Picked:
+        seq = await versions.open_change(
+            tx,
+            caller.user_id,
+            target.branch,
+            Why("pick", f"from {name}"),
+            needs=[target.branch, name],
+        )
+        plan = _plan(await tx.run("branches/changes", **query), branch["base_seq"], request)
+        new, changed, deactivated, _items, _skipped = plan
+        safety = await _apply(registry, tx, seq, target, name, new, changed + deactivated)
+        return answer(plan, safety)
+
+    return await registry.graph.transaction(work)
+
+
+async def _apply(
+    registry: Registry,
+    tx: Tx,
+    seq: int,
+    target: Scope,
+    name: str,
+    new: list[Row],
+    replaced: list[Row],
+) -> str | None:
+    if not new and not replaced:
+        return None
+    safety = await snapshots.take_safety(
+        tx,
+        target.user_id,
+        target.branch,
+        seq,
+        "pre_pick",
+        f"before a pick from {name}",
+        registry.settings.safety_snapshots_kept,
+    )
+    if new:
+        await versions.copy(
+            tx,
+            seq,
+            target.user_id,
+            from_branch=name,
+            to_branch=target.branch,
+            state_seq=seq - 1,
+            memory_ids=[props["memory_id"] for props in new],
+        )
+    await versions.replace(
+        tx,
+        seq,
+        target.user_id,
+        branch=target.branch,
+        from_branch=name,
+        changes=[(props["memory_id"], merge_plan.carried(props)) for props in replaced],
+    )
+    return safety

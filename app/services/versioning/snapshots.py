@@ -1,0 +1,212 @@
+"""Snapshots: named watermarks on a user's change sequence; diff, rollback, garbage collection.
+
+A snapshot costs one node whatever the number of memories: the state it names is every node of
+its branch with created_seq <= seq < ended_seq. Diffs and rollbacks read only what changed.
+"""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any
+
+from app.errors import Conflict, NotFound
+from app.graph import Row, Tx
+from app.models.memories import is_metadata
+from app.models.snapshots import (
+    Detail,
+    Diff,
+    Modified,
+    RolledBack,
+    Snapshot,
+    SnapshotDetail,
+)
+from app.registry import Registry
+from app.services.memory_view import to_snapshot_memory
+from app.services.scope import Caller, scope_for
+from app.services.versioning import versions
+from app.services.versioning.versions import Why
+
+MAX_USER_SNAPSHOTS = 20
+GC_BATCH = 5_000
+# What a diff compares: the memory as a user sees it (not seq bookkeeping or timestamps).
+COMPARED = (
+    "content",
+    "memory_type",
+    "session_id",
+    "subject_id",
+    "trust_tier",
+    "initial_confidence",
+    "is_active",
+    "superseded_by",
+    "observed_at",
+)
+
+
+async def take_safety(
+    tx: Tx, user_id: str, branch: str, seq: int, prefix: str, reason: str, keep: int
+) -> str:
+    """Snapshots the state before change `seq` as `<prefix>_<8 hex>`; returns its name."""
+    name = f"{prefix}_{secrets.token_hex(4)}"
+    await tx.run(
+        "snapshots/take_safety",
+        user_id=user_id,
+        branch=branch,
+        name=name,
+        seq=seq - 1,
+        reason=reason,
+        keep=keep,
+    )
+    return name
+
+
+async def create(
+    registry: Registry, caller: Caller, name: str, description: str, branch: str | None
+) -> Snapshot:
+    scope = await scope_for(registry, caller, branch)
+    row = (
+        await registry.graph.write(
+            "snapshots/create",
+            user_id=scope.user_id,
+            branch=scope.branch,
+            name=name,
+            description=description,
+            max_user=MAX_USER_SNAPSHOTS,
+        )
+    )[0]
+    if row["outcome"] == "duplicate":
+        raise Conflict(f"a snapshot named {name} exists already")
+    if row["outcome"] == "limit":
+        raise Conflict(f"at most {MAX_USER_SNAPSHOTS} snapshots per user: delete one first")
+    return Snapshot(**row["snapshot"])
+
+
+async def list_all(registry: Registry, caller: Caller) -> list[Snapshot]:
+    rows = await registry.graph.read("snapshots/list", user_id=caller.user_id)
+    return [Snapshot(**row["snapshot"]) for row in rows]
+
+
+async def get(registry: Registry, user_id: str, name: str) -> Snapshot:
+    rows = await registry.graph.read("snapshots/get", user_id=user_id, name=name)
+    if not rows:
+        raise NotFound(f"snapshot {name} not found")
+    return Snapshot(**rows[0]["snapshot"])
+
+
+async def detail(
+    registry: Registry, caller: Caller, name: str, level: Detail, limit: int, offset: int
+) -> SnapshotDetail:
+    snapshot = await get(registry, caller.user_id, name)
+    scope = await scope_for(registry, caller, snapshot.branch)
+    row = (
+        await registry.graph.read(
+            "snapshots/state",
+            **scope.params(),
+            seq=snapshot.seq,
+            offset=offset,
+            limit=limit,
+        )
+    )[0]
+    return SnapshotDetail(
+        **snapshot.model_dump(),
+        memory_count=row["total"],
+        by_type={item["memory_type"]: item["count"] for item in row["by_type"]},
+        detail=level,
+        limit=limit,
+        offset=offset,
+        memories=[to_snapshot_memory(props, level) for props in row["page"]],
+    )
+
+
+async def delete(registry: Registry, caller: Caller, name: str) -> Snapshot:
+    snapshot = await get(registry, caller.user_id, name)
+    rows = await registry.graph.write("snapshots/delete", user_id=caller.user_id, name=name)
+    if not rows[0]["deleted"]:  # a concurrent delete took it first
+        raise NotFound(f"snapshot {name} not found")
+    return snapshot
+
+
+def _shown(props: Row | None) -> Row | None:
+    return props if props is not None and props.get("is_active") else None
+
+
+def compare(then: list[Row], now: list[Row]) -> tuple[list[Row], list[Row], list[tuple[Row, Row]]]:
+    """Added, removed and modified memories between two sides of a change set (pure)."""
+    before = {props["memory_id"]: props for props in then}
+    after = {props["memory_id"]: props for props in now}
+    added: list[Row] = []
+    removed: list[Row] = []
+    modified: list[tuple[Row, Row]] = []
+    for memory_id in sorted(before.keys() | after.keys()):
+        old, new = _shown(before.get(memory_id)), _shown(after.get(memory_id))
+        if new is not None and old is None:
+            added.append(new)
+        elif old is not None and new is None:
+            removed.append(old)
+        elif old is not None and new is not None and _differs(old, new):
+            modified.append((old, new))
+    return added, removed, modified
+
+
+def _differs(old: Row, new: Row) -> bool:
+    keys = set(COMPARED) | {key for key in (*old, *new) if is_metadata(key)}
+    return any(old.get(key) != new.get(key) for key in keys)
+
+
+async def diff(registry: Registry, caller: Caller, name: str, limit: int) -> Diff:
+    """What changed on the snapshot's branch since the snapshot, up to `limit` per list."""
+    snapshot = await get(registry, caller.user_id, name)
+    row = (
+        await registry.graph.read(
+            "snapshots/changes_since",
+            user_id=caller.user_id,
+            branch=snapshot.branch,
+            seq=snapshot.seq,
+        )
+    )[0]
+    added, removed, modified = compare(row["then"], row["now"])
+    return Diff(
+        snapshot=name,
+        branch=snapshot.branch,
+        added=[to_snapshot_memory(props) for props in added[:limit]],
+        removed=[to_snapshot_memory(props) for props in removed[:limit]],
+        modified=[
+            Modified(
+                memory_id=old["memory_id"],
+                before=to_snapshot_memory(old),
+                after=to_snapshot_memory(new),
+            )
+            for old, new in modified[:limit]
+        ],
+        counts={"added": len(added), "removed": len(removed), "modified": len(modified)},
+        truncated=max(len(added), len(removed), len(modified)) > limit,
+    )
+
+
+async def rollback(registry: Registry, caller: Caller, name: str) -> RolledBack:
+    """Restores the snapshot's branch exactly, as one new change after a safety snapshot."""
+    snapshot = await get(registry, caller.user_id, name)
+    user_id, branch = caller.user_id, snapshot.branch
+    safety_kept = registry.settings.safety_snapshots_kept
+
+    async def work(tx: Tx) -> dict[str, Any]:
+        seq = await versions.open_change(tx, user_id, branch, Why("rollback", name))
+        safety = await take_safety(
+            tx, user_id, branch, seq, "pre_rollback", f"before rollback to {name}", safety_kept
+        )
+        outcome = await versions.restore(tx, seq, user_id, branch, snapshot.seq)
+        return {"safety_snapshot": safety, **outcome}
+
+    outcome = await registry.graph.transaction(work)
+    return RolledBack(snapshot=name, branch=branch, **outcome)
+
+
+async def collect_garbage(registry: Registry) -> int:
+    """Deletes past versions no snapshot can see any more; returns how many."""
+    total = 0
+    while True:
+        deleted = await registry.graph.transaction(
+            lambda tx: versions.collect_garbage(tx, GC_BATCH)
+        )
+        total += deleted
+        if deleted < GC_BATCH:
+            return total
