@@ -114,9 +114,10 @@ def _response_format(
 def _retry_after(error: openai.APIStatusError) -> float | None:
     """The seconds a 429 or 503 asks to wait (Retry-After in seconds), if it says."""
     try:
-        return max(0.0, float(error.response.headers.get("retry-after", "")))
+        seconds = float(error.response.headers.get("retry-after", ""))
     except ValueError:
         return None
+    return max(0.0, seconds) if math.isfinite(seconds) else None
 
 
 def _message_text(completion: ChatCompletion) -> str:

@@ -530,6 +530,35 @@ async def test_llm_extraction_links_entities_and_relations_of_the_memories_it_wa
     assert len(llm.requests) == asked
 
 
+async def test_memories_a_clean_answer_leaves_out_are_processed_those_an_unclean_one_does_wait(
+    llm_app: Quart, llm: FakeLlm
+) -> None:
+    """An item without its memory id is dropped: the memories the answer does not name may
+    have been its own, so they wait for next time; a clean answer that names one memory of
+    two had nothing to say about the other."""
+    client = llm_app.test_client()
+    owner = await create_user(client, "extract")
+    ledger, olga, cheese = await _stored_ids(
+        client, owner.headers, ["Ledger feeds payroll.", "Olga owns payroll.", "Zed likes cheese."]
+    )
+    llm.reply = {
+        "memories": [
+            {"memory_id": ledger, "entities": [{"name": "Ledger", "type": "service"}]},
+            {"entities": [{"name": "Olga", "type": "person"}]},
+        ]
+    }
+    answer = await request_ok(client, "POST", "/v1/extract-entities", owner.headers, json={})
+    assert (answer["processed"], answer["dropped"]) == (1, 1)
+    assert [item["memory_id"] for item in await candidates(client, owner.headers)] == [olga, cheese]
+
+    llm.reply = {
+        "memories": [{"memory_id": olga, "entities": [{"name": "Olga", "type": "person"}]}]
+    }
+    answer = await request_ok(client, "POST", "/v1/extract-entities", owner.headers, json={})
+    assert (answer["processed"], answer["dropped"]) == (2, 0)
+    assert await candidates(client, owner.headers) == []
+
+
 async def test_an_llm_entity_type_replaces_other_but_never_a_known_type(
     llm_app: Quart, llm: FakeLlm
 ) -> None:

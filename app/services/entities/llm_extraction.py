@@ -1,8 +1,9 @@
 """LLM entity extraction: typed entities and relations for the memories no LLM has read yet.
 
-A memory counts as processed only when the LLM's answer held a usable item for it: one it left
-out, or answered unreadably, is offered again next time; an answer usable for none of the
-memories processes none and is 503."""
+The memories of an answer whose items were all usable are processed, those it left out too (it
+had nothing to say about them). When it dropped items, only the memories it answered for are:
+a dropped item may have been another's (its id lost), so the rest are offered again next time.
+An answer usable for none of the memories processes none and is 503."""
 
 from __future__ import annotations
 
@@ -54,6 +55,7 @@ async def extract(
     dropped = read.all_dropped(len(answers), len(read.answer.memories) - len(answers))
     if not answers:  # an empty list, where one item per memory was asked for
         raise read.unusable("the LLM answered for none of the memories it was given")
+    processed = list(answers) if dropped else list(given)
     found = [
         [
             Mention(
@@ -62,20 +64,22 @@ async def extract(
                 type=entity.type,
                 negated=negated_in(given[memory_id], entity.name),
             )
-            for entity in item.entities
+            for entity in answers[memory_id].entities
             if entity_key(entity.name)
         ]
-        for memory_id, item in answers.items()
+        if memory_id in answers
+        else []
+        for memory_id in processed
     ]
 
     async def work(tx: Tx) -> Extracted:
         seq = await versions.open_change(tx, scope.user_id, scope.branch, Why("extract_entities"))
         # Deleted, purged or corrected while the LLM read them: nothing is written to those.
-        active = await still_active(tx, scope, list(answers))
+        active = await still_active(tx, scope, processed)
         resolved = await linking.canonical(tx.run, scope.user_id, found)
         by_memory = {
             memory_id: mentions
-            for memory_id, mentions in zip(answers, resolved, strict=True)
+            for memory_id, mentions in zip(processed, resolved, strict=True)
             if memory_id in active
         }
         asked = [
