@@ -17,6 +17,7 @@ from app.api import (
     branches,
     capabilities,
     context,
+    docs,
     entities,
     feedback,
     governance,
@@ -80,9 +81,13 @@ def create_app(settings: Settings | None = None, embedder: Embedder | None = Non
     app.config["QUART_SCHEMA_PYDANTIC_DUMP_OPTIONS"] = {"mode": "json"}
     QuartSchema(
         app,
-        openapi_path="/openapi.json",
+        openapi_path=docs.OPENAPI_PATH,
         info={"title": "Memory service", "version": "1"},
         openapi_provider_class=OpenApi,
+        # Its viewers load their files from CDNs: app/api/docs.py serves them from the service.
+        swagger_ui_path=None,
+        redoc_ui_path=None,
+        scalar_ui_path=None,
     )
     app.extensions[context.EXTENSION] = registry
 
@@ -90,6 +95,7 @@ def create_app(settings: Settings | None = None, embedder: Embedder | None = Non
     worker = TaskWorker(registry) if registry.settings.task_worker_enabled else None
 
     for module in (
+        docs,
         health,
         keys,
         admin,
