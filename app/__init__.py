@@ -34,7 +34,7 @@ from app.api import metrics as metrics_routes  # the package's `metrics` is app.
 from app.api import tasks as task_routes  # app.tasks, the worker, binds `tasks` in this package
 from app.api.access import AccessLayer, name_routes
 from app.api.bodies import JsonRequest
-from app.api.openapi import OpenApi
+from app.api.openapi import BEARER, OpenApi
 from app.config import Settings
 from app.embedder import Embedder
 from app.errors import Unavailable
@@ -84,6 +84,9 @@ def create_app(settings: Settings | None = None, embedder: Embedder | None = Non
         openapi_path=docs.OPENAPI_PATH,
         info={"title": "Memory service", "version": "1"},
         openapi_provider_class=OpenApi,
+        # One header for both credentials: /docs then has an "Authorize" button for it.
+        security_schemes={"bearer": BEARER},
+        security=[{"bearer": []}],
         # Its viewers load their files from CDNs: app/api/docs.py serves them from the service.
         swagger_ui_path=None,
         redoc_ui_path=None,

@@ -1,5 +1,6 @@
 """The OpenAPI document: quart-schema's, with required request bodies, non-JSON responses, the
-routes grouped as the spec groups them, and operation ids unique across the API."""
+routes grouped as the spec groups them, operation ids unique across the API, and the bearer
+credential every route but the probes takes."""
 
 from __future__ import annotations
 
@@ -8,11 +9,15 @@ from collections.abc import Callable
 from typing import Any
 
 from quart_schema import OpenAPIProvider
+from quart_schema.openapi import HttpSecurityScheme
 from quart_schema.typing import Model
 from quart_schema.validation import DataSource
 from werkzeug.routing import Rule
 
 JSON = "application/json"
+BEARER = HttpSecurityScheme(scheme="bearer", bearer_format="an API key (sk-...) or the master key")
+# The probes take no credential.
+OPEN_PATHS = ("/health", "/health/instance")
 
 # The groups, in the order the spec and docs/api.md (a section each) present them.
 GROUPS = (
@@ -71,9 +76,11 @@ class OpenApi(OpenAPIProvider):
         paths, components = super().build_paths(rule)
         for path, operations in paths.items():
             group = group_of(path)
-            if group is not None:
-                for operation in operations.values():
+            for operation in operations.values():
+                if group is not None:
                     operation["tags"] = [group]
+                if path in OPEN_PATHS:
+                    operation["security"] = []
         return paths, components
 
     def operation_id(self, method: str, func: Callable[..., Any]) -> str | None:

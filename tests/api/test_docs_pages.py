@@ -1,6 +1,7 @@
 """The API's documentation pages work on a machine without internet: /docs (Swagger UI) and
 /redoc, opened in a real browser on a served instance, list every operation, "Try it out" runs
-a request, and nothing is loaded from another host (the service ships the viewers' files)."""
+a request (with the key given to "Authorize" where the route needs one), and nothing is loaded
+from another host (the service ships the viewers' files)."""
 
 from __future__ import annotations
 
@@ -8,8 +9,10 @@ from typing import Any
 
 import httpx
 import pytest
+from playwright.async_api import Page
 
 from tests.support.browser import Browser
+from tests.support.service_process import new_user
 
 
 @pytest.fixture
@@ -35,18 +38,46 @@ async def test_swagger_ui_lists_the_operations_and_tries_one_out(
     )
     assert sorted(map(tuple, shown)) == sorted(operations)
 
-    health = listed.filter(has=page.locator('.opblock-summary-path[data-path="/health"]'))
-    await health.locator(".opblock-summary").click()
-    await health.get_by_role("button", name="Try it out").click()
-    await health.get_by_role("button", name="Execute").click()
-    answer = health.locator(".live-responses-table tbody tr").first
-    await answer.wait_for()
-    assert (await answer.locator(".response-col_status").inner_text()).strip() == "200"
-    assert "ok" in await answer.locator(".response-col_description").inner_text()
+    status, body = await _try_it_out(page, "/health")
+    assert (status, body.strip()) == ("200", "ok")
 
     assert f"{served}/health" in browser.requests.urls  # the browser itself asked the service
     assert browser.requests.elsewhere(served) == []
     assert browser.requests.page_errors == []
+
+
+async def test_swagger_ui_calls_the_api_with_the_key_given_to_authorize(
+    served: str, browser: Browser
+) -> None:
+    async with httpx.AsyncClient(base_url=served) as http:
+        _, raw_key = await new_user(http, "docs-reader")
+    page = await browser.open(f"{served}/docs")
+    await page.locator(".opblock").first.wait_for()
+    await page.locator(".auth-wrapper .authorize").click()
+    await page.locator("#auth-bearer-value").fill(raw_key)
+    await page.get_by_role("button", name="Apply credentials").click()
+    await page.locator(".dialog-ux .btn-done").click()
+
+    status, body = await _try_it_out(page, "/v1/capabilities")
+    assert status == "200"  # 401 without the key
+    assert '"service_version"' in body
+    assert browser.requests.elsewhere(served) == []
+
+
+async def _try_it_out(page: Page, path: str) -> tuple[str, str]:
+    """Opens the GET operation of `path`, runs "Try it out" and "Execute", and reads the
+    status and body Swagger UI shows."""
+    operation = page.locator(".opblock-get").filter(
+        has=page.locator(f'.opblock-summary-path[data-path="{path}"]')
+    )
+    await operation.locator(".opblock-summary").click()
+    await operation.get_by_role("button", name="Try it out").click()
+    await operation.get_by_role("button", name="Execute").click()
+    answer = operation.locator(".live-responses-table tbody tr").first
+    await answer.wait_for()
+    status = (await answer.locator(".response-col_status").inner_text()).strip()
+    body = await answer.locator(".response-col_description .microlight").first.inner_text()
+    return status, body
 
 
 async def test_redoc_renders_every_operation(
