@@ -87,6 +87,15 @@ async def test_every_operation_is_in_a_group_and_has_an_id_of_its_own(
     assert len(set(ids)) == len(ids)
 
 
+async def test_the_probes_alone_take_no_credential(app: Quart, document: dict[str, Any]) -> None:
+    assert document["components"]["securitySchemes"]["bearer"]["scheme"] == "bearer"
+    assert document["security"] == [{"bearer": []}]
+    open_routes = [
+        label for label, operation in _operations(app, document) if operation.get("security") == []
+    ]
+    assert sorted(open_routes) == ["GET /health", "GET /health/instance"]
+
+
 async def test_store_documents_created_and_duplicate(document: dict[str, Any]) -> None:
     responses = document["paths"]["/v1/memories"]["post"]["responses"]
     assert {"200", "201"} <= set(responses)
