@@ -17,6 +17,7 @@ from app.api import (
     branches,
     capabilities,
     context,
+    docs,
     entities,
     feedback,
     governance,
@@ -33,7 +34,7 @@ from app.api import metrics as metrics_routes  # the package's `metrics` is app.
 from app.api import tasks as task_routes  # app.tasks, the worker, binds `tasks` in this package
 from app.api.access import AccessLayer, name_routes
 from app.api.bodies import JsonRequest
-from app.api.openapi import OpenApi
+from app.api.openapi import BEARER, OpenApi
 from app.config import Settings
 from app.embedder import Embedder
 from app.errors import Unavailable
@@ -80,9 +81,16 @@ def create_app(settings: Settings | None = None, embedder: Embedder | None = Non
     app.config["QUART_SCHEMA_PYDANTIC_DUMP_OPTIONS"] = {"mode": "json"}
     QuartSchema(
         app,
-        openapi_path="/openapi.json",
+        openapi_path=docs.OPENAPI_PATH,
         info={"title": "Memory service", "version": "1"},
         openapi_provider_class=OpenApi,
+        # One header for both credentials: /docs then has an "Authorize" button for it.
+        security_schemes={"bearer": BEARER},
+        security=[{"bearer": []}],
+        # Its viewers load their files from CDNs: app/api/docs.py serves them from the service.
+        swagger_ui_path=None,
+        redoc_ui_path=None,
+        scalar_ui_path=None,
     )
     app.extensions[context.EXTENSION] = registry
 
@@ -90,6 +98,7 @@ def create_app(settings: Settings | None = None, embedder: Embedder | None = Non
     worker = TaskWorker(registry) if registry.settings.task_worker_enabled else None
 
     for module in (
+        docs,
         health,
         keys,
         admin,

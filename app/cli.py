@@ -51,14 +51,19 @@ async def _reembed() -> int:
 async def _serve(host: str, port: int) -> None:
     """The service until SIGINT or SIGTERM, then a graceful stop."""
     from app import create_app
-    from app.server import serve
+    from app.server import LifespanFailed, serve
 
-    app = create_app(_settings())
+    settings = _settings()
+    app = create_app(settings)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for signal_number in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(signal_number, stop.set)
-    await serve(app, host, port, stop.wait, graceful_timeout_s=GRACEFUL_TIMEOUT_S)
+    try:
+        await serve(app, host, port, stop.wait, GRACEFUL_TIMEOUT_S, server=settings.server)
+    except LifespanFailed as error:
+        print(f"the service stopped: {error}", file=sys.stderr)
+        sys.exit(1)
 
 
 def _create_key(url: str, user_id: str, name: str) -> int:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
@@ -22,6 +24,8 @@ class Settings(BaseSettings):
     neo4j_password: SecretStr = SecretStr("")
     neo4j_database: str = "neo4j"
     instance_id: str = ""
+    # The HTTP server `memory-service serve` runs the app on (app/server.py).
+    server: Literal["hypercorn", "uvicorn"] = "hypercorn"
     embedding_model: str = ""
     # Read Chinese through English glosses (app.gloss); unset: for the bundled English model only.
     embedding_gloss: bool | None = None

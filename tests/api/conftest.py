@@ -1,12 +1,13 @@
 """Fixtures of the HTTP tests that need an LLM (a fake OpenAI-compatible server on loopback and
 an app configured to call it; the shared app of tests/conftest.py has none), a real HTTP
-server (the MCP tests: the SDK's clients speak HTTP, not Quart's test client) or an app started
-after Neo4j lost its query plans."""
+server (the MCP tests: the SDK's clients speak HTTP, not Quart's test client; the pages a
+browser opens), a real browser, or an app started after Neo4j lost its query plans."""
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
 
 import pytest
 import pytest_asyncio
@@ -19,6 +20,7 @@ from app.config import Settings
 from app.embedder import SentenceTransformerEmbedder
 from app.server import serve
 from tests.conftest import STARTUP_TIMEOUT_S, make_settings
+from tests.support.browser import Browser, chromium
 from tests.support.fake_llm import FakeLlm
 from tests.support.neo4j_direct import neo4j_driver, query
 from tests.support.service_process import free_port, wait_until_ready
@@ -75,6 +77,13 @@ def _stopped(server: asyncio.Task[None]) -> str | None:
     if not server.done():
         return None
     return f"the server stopped: {server.exception() if not server.cancelled() else 'cancelled'}"
+
+
+@pytest_asyncio.fixture(loop_scope="session")
+async def browser(tmp_path: Path) -> AsyncIterator[Browser]:
+    """Headless Chromium with a fresh profile, recording every request its pages make."""
+    async with chromium(tmp_path / "chromium-profile") as opened:
+        yield opened
 
 
 @pytest.fixture

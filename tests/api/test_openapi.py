@@ -9,8 +9,16 @@ import pytest
 from quart import Quart
 from quart.typing import TestClientProtocol
 
-# quart-schema's document itself, its viewers, and Quart's static files.
-UNDOCUMENTED_ENDPOINTS = {"static", "openapi", "swagger_ui", "redoc_ui", "scalar_ui"}
+from app.api.openapi import GROUPS
+
+# quart-schema's document itself, the pages that show it (and their files), Quart's static files.
+UNDOCUMENTED_ENDPOINTS = {
+    "static",
+    "openapi",
+    "docs.swagger_ui_page",
+    "docs.redoc_page",
+    "docs.asset",
+}
 IMPLICIT_METHODS = {"HEAD", "OPTIONS"}
 PATH_PARAMETER = re.compile(r"<(?:[^:<>]*:)?([^<>]+)>")
 
@@ -65,6 +73,27 @@ async def test_every_documented_error_is_the_error_body(
             assert schema["title"] == "ErrorBody", f"{label} {status}"
             assert schema["required"] == ["detail"], f"{label} {status}"
             assert schema["properties"]["detail"]["type"] == "string", f"{label} {status}"
+
+
+async def test_every_operation_is_in_a_group_and_has_an_id_of_its_own(
+    app: Quart, document: dict[str, Any]
+) -> None:
+    operations = _operations(app, document)
+    ungrouped = [label for label, operation in operations if operation.get("tags") is None]
+    assert ungrouped == []
+    assert {operation["tags"][0] for _, operation in operations} == set(GROUPS)
+    assert [tag["name"] for tag in document["tags"]] == list(GROUPS)  # the viewers' order
+    ids = [operation["operationId"] for _, operation in operations]
+    assert len(set(ids)) == len(ids)
+
+
+async def test_the_probes_alone_take_no_credential(app: Quart, document: dict[str, Any]) -> None:
+    assert document["components"]["securitySchemes"]["bearer"]["scheme"] == "bearer"
+    assert document["security"] == [{"bearer": []}]
+    open_routes = [
+        label for label, operation in _operations(app, document) if operation.get("security") == []
+    ]
+    assert sorted(open_routes) == ["GET /health", "GET /health/instance"]
 
 
 async def test_store_documents_created_and_duplicate(document: dict[str, Any]) -> None:

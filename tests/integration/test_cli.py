@@ -1,5 +1,5 @@
-"""`memory-service serve` runs the service until SIGTERM, and `memory-service keys create`
-issues a working key through it."""
+"""`memory-service serve` runs the service until SIGTERM, on hypercorn or (SERVER=uvicorn) on
+uvicorn, and `memory-service keys create` issues a working key through it."""
 
 from __future__ import annotations
 
@@ -7,12 +7,16 @@ import asyncio
 from pathlib import Path
 
 import httpx
+import pytest
 
 from tests.support.service_process import COMMAND, REPO, running_service, service_environment
 
 
-async def test_serve_then_create_a_key_and_use_it(tmp_path: Path) -> None:
-    async with running_service("cli-serve", tmp_path, SCHEDULER_ENABLED="false") as service:
+@pytest.mark.parametrize("server", ["hypercorn", "uvicorn"])
+async def test_serve_then_create_a_key_and_use_it(tmp_path: Path, server: str) -> None:
+    async with running_service(
+        "cli-serve", tmp_path, SCHEDULER_ENABLED="false", SERVER=server
+    ) as service:
         environment = service_environment("cli-serve", MEMORY_SERVICE_URL=service.base_url)
         issued = await asyncio.create_subprocess_exec(
             *COMMAND,
@@ -38,3 +42,5 @@ async def test_serve_then_create_a_key_and_use_it(tmp_path: Path) -> None:
             assert stored.status_code in (200, 201), stored.text
             assert stored.json()["user_id"] == "cli-user"
         assert service.terminate(timeout_s=30) == 0, service.log_tail()  # SIGTERM: a clean stop
+    # The server asked for is the one that ran (its own messages carry its name).
+    assert f'"logger": "{server}.error"' in service.log_path.read_text(encoding="utf-8")

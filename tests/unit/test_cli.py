@@ -65,6 +65,7 @@ def test_mcp_names_its_service_and_needs_the_users_api_key(
         ("GC_CRON", "0 99 * * *", ""),
         ("NEO4J_URI", "http://127.0.0.1:7474", "scheme"),
         ("WARM_CHECK_S", "0", "greater than 0"),
+        ("SERVER", "gunicorn", "'hypercorn' or 'uvicorn'"),
     ],
 )
 def test_a_bad_setting_stops_the_command_with_its_variable_named(
