@@ -72,8 +72,7 @@ async def store(data: StoreMemory) -> tuple[Any, int]:
 @error_statuses(*USER_AUTH, *JSON_BODY, 404, 429)
 @limited("batch")
 async def store_batch(data: StoreBatch) -> tuple[Any, int]:
-    stored = await memories.store_batch(registry(), caller(), data.memories, data.branch)
-    return {"memories": stored}, 201
+    return await memories.store_batch(registry(), caller(), data.memories, data.branch), 201
 
 
 @blueprint.post("/memories/retrieve")

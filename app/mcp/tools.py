@@ -264,11 +264,12 @@ TOOLS: tuple[Tool, ...] = (
     ),
     Tool(
         "memory_branch",
-        "Create a branch: a copy of main (or of a snapshot) to change in isolation and merge "
-        "back later; memory_checkout switches to it.",
+        "Create a branch: a copy of main (or of a snapshot, or of main as it was at "
+        "from_timestamp) to change in isolation and merge back later; memory_checkout "
+        "switches to it.",
         CreateBranch,
         ADDS,
-        lambda registry, caller, a: branches.create(registry, caller, a.name, a.from_snapshot),
+        branches.create,
         rest("POST", "/v1/branches"),
     ),
     Tool(

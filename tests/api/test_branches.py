@@ -141,7 +141,7 @@ async def test_checkout_is_persistent_and_memory_endpoints_follow_it(
         user.headers,
         json={"memories": [{"content": "Uma's viola teacher is Ines", "memory_type": "profile"}]},
     )
-    assert batch["memories"][0]["branch"] == "draft"
+    assert batch[0]["branch"] == "draft"
     found = await request_ok(
         client, "POST", "/v1/memories/search", user.headers, json={"query": "viola", "min_score": 0}
     )

@@ -9,6 +9,7 @@ from pydantic import ValidationError
 
 from app.errors import Unavailable, no_llm
 from app.graph import Tx
+from app.models.common import answers_candidates
 from app.models.entities import EntityCandidates, Extracted, ExtractRequest
 from app.prompts import entities as prompt
 from app.registry import Registry
@@ -28,7 +29,7 @@ async def extract(
 ) -> Extracted | EntityCandidates:
     """With an LLM, links the entities and relations it reads in up to `limit` memories no LLM
     has processed yet (source `llm`); in candidates mode, what the candidates route answers."""
-    if request.mode == "candidates":
+    if answers_candidates(request.mode, registry.llm is not None):
         return await linking.candidates(registry, caller, request.limit, request.branch)
     if registry.llm is None:
         raise no_llm("entity extraction", "/v1/extract-entities/candidates")

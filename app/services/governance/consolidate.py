@@ -17,7 +17,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from app.graph import Row, Tx
-from app.models.governance import ConsolidateReport, Skipped
+from app.models.governance import ConsolidateReport, Orphans, Skipped
 from app.registry import Registry
 from app.services.governance import contradictions, cooldowns
 from app.services.governance.cooldowns import Trigger
@@ -31,6 +31,7 @@ HUB_LIMIT = 500
 MAX_PAIRS = 2000
 CONFIDENCE_FACTOR = 0.3  # what a contradicted memory keeps of its confidence
 TRUST_GAP = 2  # tiers by which a newer memory must be less trusted to lose to an older one
+PAIRS_CAPPED = "compared the {} most similar pairs only: less similar ones were not compared"
 
 
 @dataclass(frozen=True)
@@ -186,6 +187,13 @@ async def _repair(registry: Registry, scope: Scope) -> tuple[int, int]:
     return await registry.graph.transaction(work), len(restored)
 
 
+async def clean_orphans(registry: Registry, user_id: str) -> Orphans:
+    """Removes what points at nothing in the user's graph (governance does it too, as Memoria's
+    does): entities and sessions no memory node has, relations read from memories that are gone."""
+    [row] = await registry.graph.write("governance/orphans", user_id=user_id)
+    return Orphans(entities=row["entities"], sessions=row["sessions"], relations=row["relations"])
+
+
 async def _consolidate(registry: Registry, caller: Caller) -> ConsolidateReport:
     scope = await scope_for(registry, caller, None)
     pairs = await registry.graph.read(
@@ -199,15 +207,16 @@ async def _consolidate(registry: Registry, caller: Caller) -> ConsolidateReport:
     found = await asyncio.to_thread(find, pairs)
     lowered = await _record(registry, scope, found) if found else 0
     dangling, restored = await _repair(registry, scope)
-    [orphans] = await registry.graph.write("governance/orphans", user_id=scope.user_id)
+    orphans = await clean_orphans(registry, scope.user_id)
     return ConsolidateReport(
         pairs_compared=len(pairs),
         contradictions=len(found),
         confidence_lowered=lowered,
         confidence_restored=restored,
-        orphan_entities=orphans["entities"],
-        orphan_sessions=orphans["sessions"],
-        dangling_links=dangling + orphans["relations"],
+        orphan_entities=orphans.entities,
+        orphan_sessions=orphans.sessions,
+        dangling_links=dangling + orphans.relations,
+        warnings=[PAIRS_CAPPED.format(MAX_PAIRS)] if len(pairs) >= MAX_PAIRS else [],
     )
 
 

@@ -14,6 +14,7 @@ from pydantic import ValidationError
 from app.errors import Conflict, Unavailable, no_llm
 from app.graph import Row
 from app.llm import LlmClient
+from app.models.common import answers_candidates
 from app.models.governance import (
     Cluster,
     ClusterMember,
@@ -176,7 +177,7 @@ async def reflect(
 ) -> Reflected | ReflectCandidates | Skipped:
     """POST /v1/reflect: insights with an LLM (once per cooldown unless forced); in candidates
     mode what the candidates route answers."""
-    if request.mode == "candidates":
+    if answers_candidates(request.mode, registry.llm is not None):
         return await candidates(registry, caller, request.limit)
     llm = registry.llm
     if llm is None:
