@@ -246,6 +246,9 @@ async def test_manual_link_adds_entities_to_a_memory(
             {"key": "nightly export", "name": "Nightly Export", "type": "service"},
             {"key": "olga", "name": "Olga", "type": "person"},
         ],
+        "entities_created": 2,
+        "entities_reused": 0,
+        "edges_created": 2,
     }
     entities = _by_key(await all_entities(client, user.headers))
     assert set(entities) == {"nightly export", "olga"}
@@ -266,6 +269,7 @@ async def test_manual_link_adds_entities_to_a_memory(
     # Linking again changes nothing, and the answer shows the entity as it is stored.
     again = await link_entities(client, user.headers, memory["memory_id"], [{"name": "olga"}])
     assert again["entities"] == [{"key": "olga", "name": "Olga", "type": "person"}]
+    assert (again["entities_created"], again["entities_reused"], again["edges_created"]) == (0, 1, 0)
     assert (await entity_counts(client, user.headers))["olga"] == 1
 
 
@@ -388,7 +392,16 @@ async def test_extraction_without_an_llm_is_503_and_candidates_mode_still_answer
         user.headers,
         json={"mode": "candidates", "limit": 3},
     )
-    assert answer == {"items": expected}
+    assert answer["items"] == expected
+    # Memoria's view of the same candidates, as its clients read it.
+    assert (answer["status"], answer["unlinked"]) == ("candidates", 3)
+    assert answer["memories"] == [
+        {"memory_id": item["memory_id"], "content": item["content"]} for item in expected
+    ]
+    listed = await all_entities(client, user.headers)
+    assert answer["existing_entities"] == [
+        {"name": entity["name"], "entity_type": entity["type"]} for entity in listed
+    ]
 
 
 async def test_invalid_extraction_requests_are_422(client: TestClientProtocol, user: User) -> None:

@@ -123,7 +123,13 @@ async def test_reflect_with_an_llm_stores_each_insight_once_linked_to_its_source
     # The cluster is covered now: no second insight, and the LLM is not asked again.
     asked = len(llm.requests)
     again = await run(client, user.headers, "reflect")
-    assert again == {"skipped": False, "clusters": 0, "insights": []}
+    assert again == {
+        "skipped": False,
+        "clusters": 0,
+        "insights": [],
+        "scenes_created": 0,
+        "candidates_found": 0,
+    }
     assert len(llm.requests) == asked
     assert await _candidates(client, user.headers) == []
 
