@@ -24,6 +24,7 @@ from app.models.mcp import (
     MergeArguments,
     NoArguments,
     PickArguments,
+    ProfileArguments,
     SnapshotArguments,
     SummaryArguments,
     TaskArguments,
@@ -220,10 +221,11 @@ TOOLS: tuple[Tool, ...] = (
     ),
     Tool(
         "memory_profile",
-        "The user's profile: their profile memories and what kinds of memories they have.",
-        NoArguments,
+        "The user's profile (of one subject, if named): their profile memories and what "
+        "kinds of memories they have.",
+        ProfileArguments,
         READS,
-        lambda registry, caller, _a: profile.profile(registry, caller),
+        profile.profile,
         rest("GET", "/v1/profiles/me"),
     ),
     Tool(

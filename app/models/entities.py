@@ -217,12 +217,6 @@ class Extracted(BaseModel):
     entities_linked: int
     relations: int
 
-    @computed_field  # type: ignore[prop-decorator]
-    @property
-    def status(self) -> Literal["done"]:
-        """Memoria's marker of an extraction the LLM did (candidates answer `candidates`)."""
-        return "done"
-
 
 class ExtractAnswer(RootModel[Extracted | EntityCandidates]):
     """The extraction's counts, or in candidates mode what the candidates route answers."""

@@ -233,6 +233,11 @@ class Observed(BaseModel):
     warning: str | None = None
 
 
+class ProfileQuery(BaseModel):
+    subject_id: Name | None = None
+    branch: BranchName | None = None
+
+
 class Profile(BaseModel):
     user_id: str
     profile: str
