@@ -172,15 +172,16 @@ def _side(props: Row, contents: dict[str, str]) -> ConflictSide:
 
 async def diff_items(registry: Registry, caller: Caller, name: str, limit: int) -> DiffItems:
     """What the branch changed since its fork, entry by entry (Memoria's diff-items): what a
-    merge or an apply would bring to main, and what main changed meanwhile."""
+    merge or an apply would bring to main, the conflicts (a memory both sides changed, with
+    the branch's correction of it), and what main changed meanwhile."""
     branch = await _merged_into_main(registry, caller.user_id, name)
     changes = await registry.graph.read(
         "branches/changes", **merge_plan.since_fork(caller.user_id, branch)
     )
     rows = {row["branch_memory"]["memory_id"]: row for row in changes}
-    conflicting = {key for key, row in rows.items() if merge_plan.diverged(row, branch["base_seq"])}
+    because = merge_plan.conflicts(changes, branch["base_seq"])
     new, changed, deactivated = (
-        [props for props in group if props["memory_id"] not in conflicting]
+        [props for props in group if props["memory_id"] not in because]
         for group in merge_plan.plan(changes)
     )
     fresh = {props["memory_id"] for props in new}
@@ -194,43 +195,40 @@ async def diff_items(registry: Registry, caller: Caller, name: str, limit: int) 
         (props, replaces[props["memory_id"]]) for props in new if props["memory_id"] in replaces
     ]
     pairs += [(props, rows[props["memory_id"]]["target_memory"]) for props in changed]
-    updated = [
-        UpdatedEntry(
-            **_entry(props).model_dump(), old_memory_id=old["memory_id"], old_content=old["content"]
-        )
-        for props, old in pairs
-    ]
     replaced = {props["memory_id"] for props in replaces.values()}
-    # Contents of the memories that superseded a conflicting memory on either side.
-    contents = {
-        props["memory_id"]: props["content"]
-        for row in changes
-        for props in (row["branch_memory"], row["target_memory"])
-        if props is not None
-    }
-    behind = await registry.graph.read(
+    disputed = sorted(key for key, changed_on_main in because.items() if key == changed_on_main)
+    main_corrections = [rows[key]["target_memory"].get("superseded_by") for key in disputed]
+    [read] = await registry.graph.read(
         "branches/behind_main",
         user_id=caller.user_id,
         since=branch.get("view_seq") or branch["base_seq"],
-        exclude=sorted(conflicting),
+        exclude=[*because, *filter(None, main_corrections)],
+        related=list(filter(None, main_corrections)),
         limit=limit,
     )
+    contents = {props["memory_id"]: props["content"] for props in read["related"]}
+    contents |= {key: row["branch_memory"]["content"] for key, row in rows.items()}
     return DiffItems(
         branch=name,
         added=[_entry(props) for props in new if props["memory_id"] not in replaces][:limit],
-        updated=updated[:limit],
-        removed=[_entry(props) for props in deactivated if props["memory_id"] not in replaced][
-            :limit
+        updated=[
+            UpdatedEntry(
+                **_entry(props).model_dump(),
+                old_memory_id=old["memory_id"],
+                old_content=old["content"],
+            )
+            for props, old in pairs[:limit]
         ],
+        removed=[_entry(p) for p in deactivated if p["memory_id"] not in replaced][:limit],
         conflicts=[
             ConflictEntry(
                 memory_id=key,
                 branch=_side(rows[key]["branch_memory"], contents),
                 main=_side(rows[key]["target_memory"], contents),
             )
-            for key in sorted(conflicting)
-        ][:limit],
-        behind_main=[_entry(row["memory"]) for row in behind],
+            for key in disputed[:limit]
+        ],
+        behind_main=[_entry(props) for props in read["behind"]],
     )
 
 

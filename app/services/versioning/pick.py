@@ -3,7 +3,7 @@ selective apply is a pick of the memories its entries name."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from app.errors import Conflict, Invalid, NotFound
 from app.graph import Row, Tx
@@ -89,17 +89,10 @@ def _plan(changes: list[Row], base_seq: int, request: Pick, accepted: frozenset[
     order, and how many conflicts the strategy leaves out; Conflict for strategy `fail`
     outside a dry run. `accepted` conflicts are applied whatever the strategy.
 
-    A picked memory conflicts when the target changed it too since the fork, or changed the
-    memory it corrects (two corrections of one memory would both stand).
+    Conflicts: see merge_plan.conflicts.
     """
     rows = {row["branch_memory"]["memory_id"]: row for row in changes}
-    because: dict[str, str] = {}  # a conflicting memory -> the one the target changed
-    for memory_id, row in rows.items():
-        if merge_plan.diverged(row, base_seq):
-            because[memory_id] = memory_id
-            correction = row["branch_memory"].get("superseded_by")
-            if correction in rows:
-                because[correction] = memory_id
+    because = merge_plan.conflicts(changes, base_seq)
     conflicts = set(because)
     new, changed, deactivated = merge_plan.plan(changes)
     applied = {props["memory_id"] for props in new + changed + deactivated}
@@ -136,10 +129,12 @@ def _plan(changes: list[Row], base_seq: int, request: Pick, accepted: frozenset[
 
 @dataclass(frozen=True)
 class Outcome:
-    """A pick done (or planned): its plan and the target's safety snapshot."""
+    """A pick done (or planned): its plan, the target's safety snapshot, and the corrections
+    the accepted conflicts took along (by the memory they correct)."""
 
     plan: Plan
     snapshot_name: str | None = None
+    corrections: dict[str, str] = field(default_factory=dict)
 
 
 async def run(
@@ -150,21 +145,26 @@ async def run(
     accepted: frozenset[str] = frozenset(),
 ) -> Outcome:
     """The pick of a branch's changes into the target: in one change of the target after a
-    safety snapshot (so a rollback undoes it), or only planned with `dry_run`."""
+    safety snapshot (so a rollback undoes it), or only planned with `dry_run`. A picked
+    correction takes the memory it corrects along, and an `accepted` conflict its correction."""
     if request.target == name:
         raise Invalid("a branch cannot be picked into itself")
     branch = await branches.get(registry, caller.user_id, name)
     target = await scope_for(registry, caller, request.target)
     picked = await _selected(registry, caller, name, request)
-    corrected = await registry.graph.read(
+    rows = await registry.graph.read(
         "branches/superseded", user_id=caller.user_id, name=name, memory_ids=picked
     )
-    picked = sorted({*picked, *(row["memory_id"] for row in corrected)})
+    corrected = {row["memory_id"] for row in rows if row["superseded_by"] in picked}
+    # An accepted conflict over a memory is settled the branch's way: with its correction.
+    corrections = {r["memory_id"]: r["superseded_by"] for r in rows if r["memory_id"] in accepted}
+    accepted |= set(corrections.values())
+    picked = sorted({*picked, *corrected, *corrections.values()})
     query = merge_plan.since_fork(caller.user_id, branch, target, picked)
 
     if request.dry_run:
         changes = await registry.graph.read("branches/changes", **query)
-        return Outcome(_plan(changes, branch["base_seq"], request, accepted))
+        return Outcome(_plan(changes, branch["base_seq"], request, accepted), None, corrections)
 
     async def work(tx: Tx) -> Outcome:
         seq = await versions.open_change(
@@ -178,7 +178,7 @@ async def run(
         plan = _plan(changes, branch["base_seq"], request, accepted)
         new, changed, deactivated, _items, _skipped = plan
         safety = await _apply(registry, tx, seq, target, name, new, changed + deactivated)
-        return Outcome(plan, safety)
+        return Outcome(plan, safety, corrections)
 
     return await registry.graph.transaction(work)
 
@@ -216,21 +216,23 @@ async def apply(registry: Registry, caller: Caller, name: str, request: ApplyCha
     entries name, conflicts left out unless accepted; which entries were applied."""
     if name == MAIN:
         raise Invalid("main is what branches are applied into: name a branch")
-    done: dict[str, PickItem] = {}
-    snapshot_name = None
+    outcome = Outcome(([], [], [], [], 0))
     if request.memory_ids:
         outcome = await run(
             registry,
             caller,
             name,
             Pick(memory_ids=request.memory_ids, strategy="skip"),
-            accepted=frozenset(request.accept_branch_conflicts),
+            frozenset(request.accept_branch_conflicts),
         )
-        done = {item.memory_id: item for item in outcome.plan[3]}
-        snapshot_name = outcome.snapshot_name
+    done = {item.memory_id for item in outcome.plan[3]}
+
+    def applied(memory_id: str) -> bool:
+        """Whether the memory, or (an accepted conflict) its correction, was applied."""
+        return memory_id in done or outcome.corrections.get(memory_id) in done
 
     def split(entries: list[str]) -> tuple[list[str], list[str]]:
-        return [e for e in entries if e in done], [e for e in entries if e not in done]
+        return [e for e in entries if applied(e)], [e for e in entries if not applied(e)]
 
     adds, removes = split(request.adds), split(request.removes)
     conflicts = split(request.accept_branch_conflicts)
@@ -243,7 +245,7 @@ async def apply(registry: Registry, caller: Caller, name: str, request: ApplyCha
         skipped_removes=removes[1],
         applied_conflicts=conflicts[0],
         skipped_conflicts=conflicts[1],
-        snapshot_name=snapshot_name,
+        snapshot_name=outcome.snapshot_name,
     )
 
 
