@@ -70,6 +70,16 @@ def storable(value: Scalar) -> Scalar:
     return value
 
 
+def _nullable_optionals(schema: dict[str, Any], model: type[BaseModel]) -> None:
+    """Documents what Strict reads: null in every optional field."""
+    for name, prop in schema.get("properties", {}).items():
+        field = model.model_fields.get(name)
+        if field is None or not _defaults_to_a_value(field):
+            continue
+        kept = {key: prop.pop(key) for key in ("default", "description", "title") if key in prop}
+        schema["properties"][name] = {"anyOf": [prop, {"type": "null"}], **kept}
+
+
 class Strict(BaseModel):
     """A request body: unknown fields are rejected so that typos do not pass silently, and a
     number too large for a float (1e400 reads as infinity) is no number.
@@ -78,7 +88,9 @@ class Strict(BaseModel):
     argument they lack): it takes its default. A required field's null stays an error, and a
     field whose default is null reads null as that value anyway."""
 
-    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
+    model_config = ConfigDict(
+        extra="forbid", allow_inf_nan=False, json_schema_extra=_nullable_optionals
+    )
 
     @model_validator(mode="before")
     @classmethod

@@ -11,6 +11,7 @@ from pydantic import (
     Field,
     RootModel,
     StringConstraints,
+    WithJsonSchema,
     computed_field,
     model_validator,
 )
@@ -64,6 +65,19 @@ SnapshotNames = Annotated[
 ]
 
 
+NAMES_SCHEMA = {
+    "anyOf": [
+        {
+            "type": "array",
+            "items": {"type": "string", "minLength": 1, "maxLength": 128},
+            "minItems": 1,
+            "maxItems": 100,
+        },
+        {"type": "string", "pattern": "[^,\\s]", "description": "names separated by commas"},
+    ]
+}
+
+
 def _listed(value: object) -> object:
     """Names separated by commas (as Memoria's MCP tool takes them) are a list of names."""
     if isinstance(value, str):
@@ -77,7 +91,9 @@ class DeleteSnapshots(Strict):
     starts with `prefix`, or those taken before `older_than` (ISO 8601; a date alone is its
     midnight, UTC); exactly one of the three."""
 
-    names: Annotated[SnapshotNames, BeforeValidator(_listed)] | None = None
+    names: (
+        Annotated[SnapshotNames, BeforeValidator(_listed), WithJsonSchema(NAMES_SCHEMA)] | None
+    ) = None
     prefix: Annotated[str, StringConstraints(min_length=1, max_length=64)] | None = None
     older_than: UtcTimestamp | None = None
 
