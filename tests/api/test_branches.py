@@ -10,7 +10,7 @@ from neo4j import AsyncDriver
 from quart.typing import TestClientProtocol
 
 from tests.conftest import MASTER, User
-from tests.support.branches import check_out, create_branch
+from tests.support.branches import check_out, correct_on_both_sides, create_branch
 from tests.support.http import bearer, error_detail, issue_key, request_ok
 from tests.support.memories import (
     correct,
@@ -757,17 +757,14 @@ async def test_diff_items_lists_each_change_conflicts_and_what_main_did_meanwhil
         user.headers,
         query_string={"branch": "infra"},
     )
-    ours = await correct(
+    ours, theirs = await correct_on_both_sides(
         client,
         user.headers,
+        "infra",
         disputed["memory_id"],
-        "The release train leaves on Tuesdays.",
-        branch="infra",
+        ["The release train leaves on Tuesdays.", "The release train leaves on Wednesdays."],
     )
     added = await store(client, user.headers, "Builds cache layers in S3.", branch="infra")
-    theirs = await correct(
-        client, user.headers, disputed["memory_id"], "The release train leaves on Wednesdays."
-    )
     news = await store(client, user.headers, "Release notes go out on Fridays.")
 
     items = await request_ok(client, "GET", "/v1/branches/infra/diff-items", user.headers)

@@ -26,6 +26,20 @@ def _shown(memories: list[dict[str, Any]]) -> list[tuple[str, str, str]]:
     return [(m["memory_id"], m["memory_type"], m["content"]) for m in memories]
 
 
+def _stored(content: str, **given: Any) -> dict[str, Any]:
+    """memory_store's body as remote.rs builds it: `memory_type` semantic, `session_id`,
+    `trust_tier` and `branch` null unless the tool was given them; `subject_id` and
+    `extra_metadata` only when given."""
+    return {
+        "content": content,
+        "memory_type": "semantic",
+        "session_id": None,
+        "trust_tier": None,
+        "branch": None,
+        **given,
+    }
+
+
 def _memoria_time(at: str) -> str:
     """A time as Memoria's branch tool takes it, 'YYYY-MM-DD HH:MM:SS' (UTC, whole seconds)."""
     return datetime.fromisoformat(at).strftime("%Y-%m-%d %H:%M:%S")
@@ -34,30 +48,18 @@ def _memoria_time(at: str) -> str:
 async def test_the_mcp_remote_clients_memory_requests(served_without_llm: str) -> None:
     async with replaying(served_without_llm, "mcp-remote", MCP_HEADERS) as rest:
         # memory_store, with only the content given, and with everything.
-        owner = await rest(
-            "POST",
-            "/v1/memories",
-            {
-                "content": "Ravi owns the search-api.",
-                "memory_type": "semantic",
-                "session_id": None,
-                "trust_tier": None,
-                "branch": None,
-            },
-        )
+        owner = await rest("POST", "/v1/memories", _stored("Ravi owns the search-api."))
         assert owner["content"] == "Ravi owns the search-api." and owner["memory_id"]
         budget = await rest(
             "POST",
             "/v1/memories",
-            {
-                "content": "search-api p99 latency budget is 300 ms.",
-                "memory_type": "semantic",
-                "session_id": "s-1",
-                "trust_tier": "T2",
-                "branch": None,
-                "subject_id": "ravi",
-                "extra_metadata": {"source": "runbook"},
-            },
+            _stored(
+                "search-api p99 latency budget is 300 ms.",
+                session_id="s-1",
+                trust_tier="T2",
+                subject_id="ravi",
+                extra_metadata={"source": "runbook"},
+            ),
         )
         assert (budget["trust_tier"], budget["subject_id"]) == ("T2", "ravi")
 
@@ -90,26 +92,12 @@ async def test_the_mcp_remote_clients_memory_requests(served_without_llm: str) -
         await rest(
             "POST",
             "/v1/memories",
-            {
-                "content": "Ravi prefers written handovers.",
-                "memory_type": "profile",
-                "session_id": None,
-                "trust_tier": None,
-                "branch": None,
-                "subject_id": "ravi",
-            },
+            _stored("Ravi prefers written handovers.", memory_type="profile", subject_id="ravi"),
         )
         await rest(
             "POST",
             "/v1/memories",
-            {
-                "content": "Mei prefers calls.",
-                "memory_type": "profile",
-                "session_id": None,
-                "trust_tier": None,
-                "branch": None,
-                "subject_id": "mei",
-            },
+            _stored("Mei prefers calls.", memory_type="profile", subject_id="mei"),
         )
         profile = await rest("GET", "/v1/profiles/me", params={"subject_id": "ravi"})
         assert profile["profile"] == "Ravi prefers written handovers."
@@ -179,13 +167,7 @@ async def test_the_mcp_remote_clients_memory_requests(served_without_llm: str) -
         await rest(
             "POST",
             "/v1/memories",
-            {
-                "content": "Draft agenda for Friday.",
-                "memory_type": "working",
-                "session_id": "s-9",
-                "trust_tier": None,
-                "branch": None,
-            },
+            _stored("Draft agenda for Friday.", memory_type="working", session_id="s-9"),
         )
         purged = await rest(
             "POST",
@@ -202,29 +184,15 @@ async def test_the_mcp_remote_clients_governance_and_entity_requests(
         deploy = await rest(
             "POST",
             "/v1/memories",
-            {
-                "content": "The invoice-api deploy failed because the Redis cluster was full.",
-                "memory_type": "semantic",
-                "session_id": "s1",
-                "trust_tier": None,
-                "branch": None,
-            },
+            _stored(
+                "The invoice-api deploy failed because the Redis cluster was full.", session_id="s1"
+            ),
         )
         for session, content in [
             ("s2", "Another invoice-api deploy failed: the Redis cluster ran out of memory."),
             ("s3", "invoice-api deploys pass once the Redis cluster is flushed first."),
         ]:
-            await rest(
-                "POST",
-                "/v1/memories",
-                {
-                    "content": content,
-                    "memory_type": "semantic",
-                    "session_id": session,
-                    "trust_tier": None,
-                    "branch": None,
-                },
-            )
+            await rest("POST", "/v1/memories", _stored(content, session_id=session))
 
         governed = await rest("POST", "/v1/governance", {"force": False})
         assert governed["skipped"] is False
@@ -275,17 +243,7 @@ async def test_the_mcp_remote_clients_snapshot_and_branch_requests(
     served_without_llm: str,
 ) -> None:
     async with replaying(served_without_llm, "mcp-remote-git", MCP_HEADERS) as rest:
-        first = await rest(
-            "POST",
-            "/v1/memories",
-            {
-                "content": "Backups run at 02:00 UTC.",
-                "memory_type": "semantic",
-                "session_id": None,
-                "trust_tier": None,
-                "branch": None,
-            },
-        )
+        first = await rest("POST", "/v1/memories", _stored("Backups run at 02:00 UTC."))
         await rest("POST", "/v1/snapshots", {"name": "mcp-snap", "description": None})
         snapshots = await rest("GET", "/v1/snapshots?limit=20&offset=0")
         assert [s["name"] for s in snapshots] == ["mcp-snap"]
@@ -315,15 +273,7 @@ async def test_the_mcp_remote_clients_snapshot_and_branch_requests(
         checked_out = await rest("POST", "/v1/branches/mcp-branch/checkout", {})
         assert checked_out["memory_count"] == 1
         added = await rest(
-            "POST",
-            "/v1/memories",
-            {
-                "content": "Backups are kept for 30 days.",
-                "memory_type": "semantic",
-                "session_id": None,
-                "trust_tier": None,
-                "branch": "mcp-branch",
-            },
+            "POST", "/v1/memories", _stored("Backups are kept for 30 days.", branch="mcp-branch")
         )
         await rest("POST", "/v1/branches/main/checkout", {})
         diff = await rest("GET", "/v1/branches/mcp-branch/diff?limit=50")

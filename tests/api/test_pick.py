@@ -10,10 +10,12 @@ from typing import Any
 from quart.typing import TestClientProtocol
 
 from tests.conftest import User
-from tests.support.branches import create_branch
+from tests.support.branches import correct_on_both_sides, create_branch
 from tests.support.http import error_detail, request_ok
 from tests.support.memories import correct, store
 from tests.support.snapshots import roll_back, take_snapshot
+
+TRAIN = ["The release train leaves on Tuesdays.", "The release train leaves on Wednesdays."]
 
 
 async def _main_contents(client: TestClientProtocol, user: User) -> list[str]:
@@ -106,15 +108,8 @@ async def test_conflicts_fail_with_the_list_or_are_skipped_or_accepted(
 ) -> None:
     disputed = await store(client, user.headers, "The release train leaves on Mondays.")
     await create_branch(client, user.headers, "train")
-    ours = await correct(
-        client,
-        user.headers,
-        disputed["memory_id"],
-        "The release train leaves on Tuesdays.",
-        branch="train",
-    )
-    await correct(
-        client, user.headers, disputed["memory_id"], "The release train leaves on Wednesdays."
+    ours, _ = await correct_on_both_sides(
+        client, user.headers, "train", disputed["memory_id"], TRAIN
     )
     before = await _main_contents(client, user)
 
@@ -256,20 +251,13 @@ async def test_apply_applies_the_entries_named_and_conflicts_only_once_accepted(
     disputed = await store(client, user.headers, "The release train leaves on Mondays.")
     vpn = await store(client, user.headers, "The VPN gateway is vpn1.")
     await create_branch(client, user.headers, "train")
-    ours = await correct(
-        client,
-        user.headers,
-        disputed["memory_id"],
-        "The release train leaves on Tuesdays.",
-        branch="train",
+    ours, _ = await correct_on_both_sides(
+        client, user.headers, "train", disputed["memory_id"], TRAIN
     )
     moved = await correct(
         client, user.headers, vpn["memory_id"], "The VPN gateway is vpn2.", branch="train"
     )
     extra = await store(client, user.headers, "Trains carry a spare engineer.", branch="train")
-    await correct(
-        client, user.headers, disputed["memory_id"], "The release train leaves on Wednesdays."
-    )
     entries = await request_ok(client, "GET", "/v1/branches/train/diff-items", user.headers)
     [conflict] = entries["conflicts"]
     update = {"old_id": vpn["memory_id"], "new_id": moved["memory_id"]}

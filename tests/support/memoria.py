@@ -30,22 +30,16 @@ async def call(method: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
 
 @contextlib.asynccontextmanager
 async def sdk_client(base_url: str, kind: Kind, prefix: str) -> AsyncIterator[Client]:
-    """A client of the kind for a fresh user (no retries: a failure shows at once), closed with
-    its own close() or aclose() after the block."""
+    """A client of the kind for a fresh user (no retries: a failure shows at once), used as the
+    context manager it is, which closes it after the block (close() or aclose())."""
     async with httpx.AsyncClient(base_url=base_url, timeout=30) as http:
         _, raw_key = await new_user(http, prefix)
     if kind == "sync":
-        sync = MemoriaClient(base_url, raw_key, max_retries=0)
-        try:
+        with MemoriaClient(base_url, raw_key, max_retries=0) as sync:
             yield sync
-        finally:
-            sync.close()
     else:
-        asynchronous = AsyncMemoriaClient(base_url, raw_key, max_retries=0)
-        try:
+        async with AsyncMemoriaClient(base_url, raw_key, max_retries=0) as asynchronous:
             yield asynchronous
-        finally:
-            await asynchronous.aclose()
 
 
 @contextlib.asynccontextmanager
