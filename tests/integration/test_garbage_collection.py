@@ -22,6 +22,7 @@ from tests.support.memories import (
 )
 from tests.support.neo4j_direct import neo4j_driver, query
 from tests.support.snapshots import roll_back, take_snapshot
+from tests.support.transfer import export_lines, import_ok, of_kind
 
 __all__ = ["neo4j_driver"]  # the fixture, imported for this module's tests
 
@@ -218,3 +219,26 @@ async def test_a_fork_from_a_time_needs_the_history_collection_left(
     # A time after the collected change is still served.
     await create_branch(client, headers, "later", from_timestamp=later)
     assert await page_contents(client, headers, "later") == {"Dara drums in a band"}
+
+
+async def test_an_import_knows_what_collection_took_from_the_history_it_carries(
+    client: TestClientProtocol, user: User, registry: Registry
+) -> None:
+    memory = await store(client, user.headers, "Eli paints")
+    then = (await take_snapshot(client, user.headers, "then"))["created_at"]
+    await request_ok(client, "DELETE", "/v1/snapshots/then", user.headers)
+    await correct(client, user.headers, memory["memory_id"], "Eli paints murals")
+    await collect_garbage(registry)
+
+    lines = await export_lines(client, user.headers)
+    [settings] = of_kind(lines, "user")
+    assert settings["collected_through"] > 0
+    target = await create_user(client, "gc-import")
+    await import_ok(client, target.headers, lines)
+
+    # The file lacks main's version of then as the source does: the fork is refused there too.
+    response = await client.post(
+        "/v1/branches", json={"name": "then", "from_timestamp": then}, headers=target.headers
+    )
+    assert "garbage collection" in await error_detail(response, 422)
+    assert await page_contents(client, target.headers) == {"Eli paints murals"}
