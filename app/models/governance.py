@@ -89,16 +89,17 @@ class GovernanceReport(BaseModel):
 class ConsolidateReport(BaseModel):
     """What consolidate found and fixed, and what it left undone (`warnings`). Memoria's
     names: `conflicts_detected` (contradictions), `demoted` and `promoted` (memories whose
-    confidence it lowered, or gave back once the memory that won was gone), `decision_count`
-    (all of those), `orphaned_scenes` (insights it retired for their sources being gone:
-    ours keep an insight until it is deleted, so none) and `status` (`success`: a
-    consolidate that fails answers an error instead)."""
+    confidence it lowered, or gave back once the memory that won was gone),
+    `orphaned_scenes` (insights retired because every memory they were drawn from is gone),
+    `decision_count` (all of those) and `status` (`success`: a consolidate that fails
+    answers an error instead)."""
 
     skipped: Literal[False] = False
     pairs_compared: int
     contradictions: int
     confidence_lowered: int
     confidence_restored: int
+    insights_retired: int
     orphan_entities: int
     orphan_sessions: int
     dangling_links: int
@@ -127,12 +128,12 @@ class ConsolidateReport(BaseModel):
     @computed_field  # type: ignore[prop-decorator]
     @property
     def orphaned_scenes(self) -> int:
-        return 0
+        return self.insights_retired
 
     @computed_field  # type: ignore[prop-decorator]
     @property
     def decision_count(self) -> int:
-        return self.contradictions + self.confidence_restored
+        return self.contradictions + self.confidence_restored + self.insights_retired
 
 
 class ClusterMember(BaseModel):
