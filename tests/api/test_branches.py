@@ -701,6 +701,13 @@ async def test_create_from_a_timestamp_forks_main_as_it_was_then(
         client, user.headers, "before", from_timestamp="2001-01-01 00:00:00"
     )
     assert before["memory_count"] == 0
+    # What main holds now that these branches do not: main's changes since their times.
+    for name in ("then", "before"):
+        items = await request_ok(client, "GET", f"/v1/branches/{name}/diff-items", user.headers)
+        assert {entry["content"] for entry in items["behind_main"]} == {
+            "Sam owns a blue bike",
+            "Sam rides to work",
+        }
 
 
 @pytest.mark.parametrize(

@@ -162,15 +162,15 @@ async def link_manually(
         else [(item.memory_id, item.entities) for item in request.entities]
     )
     memory_ids = list(dict.fromkeys(memory_id for memory_id, _ in asked))
+    named = [
+        [Mention(key=entity_key(e.name), name=e.name.strip(), type=e.type) for e in entities]
+        for _, entities in asked
+    ]
 
     async def work(tx: Tx) -> ManyEntityLinks:
         seq = await versions.open_change(tx, scope.user_id, scope.branch, Why("link"))
         for memory_id in memory_ids:
             await active_memory(tx, scope, memory_id)
-        named = [
-            [Mention(key=entity_key(e.name), name=e.name.strip(), type=e.type) for e in entities]
-            for _, entities in asked
-        ]
         found = await canonical(tx.run, scope.user_id, named)
         linked = [
             (memory_id, mentions) for (memory_id, _), mentions in zip(asked, found, strict=True)

@@ -198,10 +198,11 @@ async def diff_items(registry: Registry, caller: Caller, name: str, limit: int) 
     replaced = {props["memory_id"] for props in replaces.values()}
     disputed = sorted(key for key, changed_on_main in because.items() if key == changed_on_main)
     main_corrections = [rows[key]["target_memory"].get("superseded_by") for key in disputed]
+    view_seq = branch.get("view_seq")  # where the branch reads main from (a fork's past state)
     [read] = await registry.graph.read(
         "branches/behind_main",
         user_id=caller.user_id,
-        since=branch.get("view_seq") or branch["base_seq"],
+        since=branch["base_seq"] if view_seq is None else view_seq,
         exclude=[*because, *filter(None, main_corrections)],
         related=list(filter(None, main_corrections)),
         limit=limit,
