@@ -274,7 +274,7 @@ async def store(client: Any, scenario: Scenario, user_id: str) -> dict[str, str]
         "/v1/memories/batch", json=body, headers=common.master_headers(user_id)
     )
     assert response.status_code == 201, await response.get_data(as_text=True)
-    stored = (await response.get_json())["memories"]
+    stored = await response.get_json()
     assert [row["content"] for row in stored] == list(memories.values())
     return {content: label for label, content in memories.items()}
 

@@ -226,7 +226,7 @@ async def seed(http: httpx.AsyncClient, user_id: str, count: int) -> list[str]:
         body = {"memories": [{"content": texts.fact()} for _ in range(size)]}
         response = await http.post("/v1/memories/batch", json=body, headers=headers)
         response.raise_for_status()
-        ids += [memory["memory_id"] for memory in response.json()["memories"]]
+        ids += [memory["memory_id"] for memory in response.json()]
     common.log(f"seeded {len(ids)} memories in {time.perf_counter() - started:.1f}s")
     return ids
 

@@ -152,7 +152,7 @@ async def store(client: Any, dataset: QualitySet, users: dict[str, str]) -> dict
                 "/v1/memories/batch", json=body, headers=common.master_headers(user_id)
             )
             assert response.status_code == 201, await response.get_data(as_text=True)
-            stored = (await response.get_json())["memories"]
+            stored = await response.get_json()
             ids.update({m.key: row["memory_id"] for m, row in zip(chunk, stored, strict=True)})
     return ids
 

@@ -111,7 +111,7 @@ async def main() -> None:
                     headers=headers,
                 )
                 assert response.status_code == 201, await response.get_data(as_text=True)
-                stored.extend((await response.get_json())["memories"])
+                stored.extend(await response.get_json())
             common.log(f"stored {len(stored)} memories in {time.perf_counter() - started:.0f} s")
             rare = [m for m in stored if m["memory_type"] == "procedural"]
             rare_vectors = np.array(await embedder.encode([m["content"] for m in rare]))

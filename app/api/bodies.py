@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping
 from functools import wraps
-from typing import Any, ClassVar, TypeVar, cast
+from typing import Any, ClassVar, TypeVar, cast, get_args
 
 from pydantic import BaseModel, ValidationError
 from quart import Request, request
@@ -86,6 +86,14 @@ def parse_body(model: type[Body], data: Any) -> Body:
         raise RequestSchemaValidationError(error) from error
 
 
+def _form(model: type[BaseModel], data: Any) -> type[BaseModel]:
+    """The model a body is validated as. A body that comes in several forms (ours and
+    Memoria's) is documented as their union, a RootModel whose `form_of(data)` names the form
+    the body is in; it is validated as that form, so that its problems are named by field."""
+    form_of: Callable[[Any], type[BaseModel]] | None = getattr(model, "form_of", None)
+    return model if form_of is None else form_of(data)
+
+
 def _with_query_branch(model: type[BaseModel], data: Any) -> Any:
     """A body that has a `branch` field may name it in the query string instead (`?branch=`
     means what it means on the GET routes), so it is never ignored; the two must agree."""
@@ -97,10 +105,18 @@ def _with_query_branch(model: type[BaseModel], data: Any) -> Any:
     return {**data, "branch": named}
 
 
+def _takes_branch(model: type[BaseModel]) -> bool:
+    """Whether the body has a `branch` field (in each of its forms)."""
+    if "root" in model.model_fields and hasattr(model, "form_of"):
+        forms = get_args(model.model_fields["root"].annotation)
+        return all("branch" in form.model_fields for form in forms)
+    return "branch" in model.model_fields
+
+
 def _documented(model: type[BaseModel], handler: Callable[..., Any]) -> Callable[..., Any]:
     """The route's body in /openapi.json, and `?branch=` where the body has a branch."""
     documented = document_request(model)(handler)
-    if "branch" in model.model_fields:
+    if _takes_branch(model):
         documented = document_querystring(BranchQuery)(documented)
     return documented
 
@@ -111,7 +127,9 @@ def validate_body(model: type[BaseModel]) -> Callable[[Handler], Handler]:
     def decorate(handler: Handler) -> Handler:
         @wraps(handler)
         async def validated(*args: Any, **kwargs: Any) -> Any:
-            data = parse_body(model, _with_query_branch(model, await request.get_json()))
+            decoded = await request.get_json()
+            form = _form(model, decoded)
+            data = parse_body(form, _with_query_branch(form, decoded))
             return await handler(*args, data=data, **kwargs)
 
         return cast(Handler, _documented(model, validated))
@@ -132,7 +150,8 @@ def validate_optional_body(model: type[BaseModel]) -> Callable[[Handler], Handle
                 raise Unparseable(HTTP_DETAILS[415])
             else:
                 decoded = await request.get_json()
-            data = parse_body(model, _with_query_branch(model, decoded))
+            form = _form(model, decoded)
+            data = parse_body(form, _with_query_branch(form, decoded))
             return await handler(*args, data=data, **kwargs)
 
         return cast(Handler, _documented(model, validated))

@@ -14,12 +14,14 @@ from app.api.errors import JSON_BODY, QUERY_STRING, USER_AUTH, error_statuses
 from app.models.entities import (
     CandidatesRequest,
     EntityCandidates,
-    EntityLinks,
     EntityPage,
     EntityQuery,
     ExtractAnswer,
     ExtractRequest,
+    LinkAnswer,
     LinkEntities,
+    LinkEntitiesMany,
+    LinkRequest,
 )
 from app.services.entities import linking, llm_extraction
 
@@ -52,8 +54,9 @@ async def extraction_candidates(data: CandidatesRequest) -> Any:
 
 
 @blueprint.post("/extract-entities/link")
-@validate_body(LinkEntities)
-@validate_response(EntityLinks)
+@validate_body(LinkRequest)
+@validate_response(LinkAnswer)
 @error_statuses(*USER_AUTH, *JSON_BODY, 404)
-async def link_entities(data: LinkEntities) -> Any:
+async def link_entities(data: LinkEntities | LinkEntitiesMany) -> Any:
+    """One memory's entities (ours) or several memories' (Memoria's form)."""
     return await linking.link_manually(registry(), caller(), data)

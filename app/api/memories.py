@@ -28,6 +28,7 @@ from app.models.memories import (
     Observe,
     Observed,
     Profile,
+    ProfileQuery,
     Retrieved,
     RetrieveRequest,
     StoreBatch,
@@ -72,8 +73,7 @@ async def store(data: StoreMemory) -> tuple[Any, int]:
 @error_statuses(*USER_AUTH, *JSON_BODY, 404, 429)
 @limited("batch")
 async def store_batch(data: StoreBatch) -> tuple[Any, int]:
-    stored = await memories.store_batch(registry(), caller(), data.memories, data.branch)
-    return {"memories": stored}, 201
+    return await memories.store_batch(registry(), caller(), data.memories, data.branch), 201
 
 
 @blueprint.post("/memories/retrieve")
@@ -168,10 +168,11 @@ async def observe(data: Observe) -> tuple[Any, int]:
 
 
 @blueprint.get("/profiles/me")
+@validate_querystring(ProfileQuery)
 @validate_response(Profile)
-@error_statuses(*USER_AUTH)
-async def my_profile() -> Any:
-    return await profile.profile(registry(), caller())
+@error_statuses(*USER_AUTH, *QUERY_STRING, 404)
+async def my_profile(query_args: ProfileQuery) -> Any:
+    return await profile.profile(registry(), caller(), query_args)
 
 
 @blueprint.post("/memories/purge")

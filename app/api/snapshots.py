@@ -1,4 +1,5 @@
-"""/v1/snapshots: create, list, show, delete, diff and roll back."""
+"""/v1/snapshots: create, list, show, delete (one, or several in Memoria's bulk form), diff and
+roll back."""
 
 from __future__ import annotations
 
@@ -13,13 +14,16 @@ from app.api.context import registry
 from app.api.errors import JSON_BODY, QUERY_STRING, USER_AUTH, error_statuses
 from app.models.snapshots import (
     CreateSnapshot,
+    DeleteSnapshots,
     Diff,
     DiffQuery,
     RolledBack,
     Snapshot,
     SnapshotDetail,
     SnapshotList,
+    SnapshotListQuery,
     SnapshotQuery,
+    SnapshotsDeleted,
 )
 from app.services.versioning import snapshots
 
@@ -39,10 +43,20 @@ async def create(data: CreateSnapshot) -> tuple[Any, int]:
 
 
 @blueprint.get("")
+@validate_querystring(SnapshotListQuery)
 @validate_response(SnapshotList)
-@error_statuses(*USER_AUTH)
-async def list_all() -> Any:
-    return await snapshots.list_all(registry(), caller())
+@error_statuses(*USER_AUTH, *QUERY_STRING)
+async def list_all(query_args: SnapshotListQuery) -> Any:
+    return await snapshots.list_slice(registry(), caller(), query_args)
+
+
+@blueprint.post("/delete")
+@validate_body(DeleteSnapshots)
+@validate_response(SnapshotsDeleted)
+@error_statuses(*USER_AUTH, *JSON_BODY)
+async def delete_many(data: DeleteSnapshots) -> Any:
+    """Memoria's bulk delete: by names, by name prefix or by age."""
+    return await snapshots.delete_many(registry(), caller(), data)
 
 
 @blueprint.get("/<name>")

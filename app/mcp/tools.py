@@ -24,6 +24,7 @@ from app.models.mcp import (
     MergeArguments,
     NoArguments,
     PickArguments,
+    ProfileArguments,
     SnapshotArguments,
     SummaryArguments,
     TaskArguments,
@@ -220,10 +221,11 @@ TOOLS: tuple[Tool, ...] = (
     ),
     Tool(
         "memory_profile",
-        "The user's profile: their profile memories and what kinds of memories they have.",
-        NoArguments,
+        "The user's profile (of one subject, if named): their profile memories and what "
+        "kinds of memories they have.",
+        ProfileArguments,
         READS,
-        lambda registry, caller, _a: profile.profile(registry, caller),
+        profile.profile,
         rest("GET", "/v1/profiles/me"),
     ),
     Tool(
@@ -264,11 +266,12 @@ TOOLS: tuple[Tool, ...] = (
     ),
     Tool(
         "memory_branch",
-        "Create a branch: a copy of main (or of a snapshot) to change in isolation and merge "
-        "back later; memory_checkout switches to it.",
+        "Create a branch: a copy of main (or of a snapshot, or of main as it was at "
+        "from_timestamp) to change in isolation and merge back later; memory_checkout "
+        "switches to it.",
         CreateBranch,
         ADDS,
-        lambda registry, caller, a: branches.create(registry, caller, a.name, a.from_snapshot),
+        branches.create,
         rest("POST", "/v1/branches"),
     ),
     Tool(

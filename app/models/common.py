@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import re
 from datetime import UTC, datetime
-from typing import Annotated, TypeVar
+from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import (
     AfterValidator,
@@ -15,7 +15,9 @@ from pydantic import (
     Field,
     StringConstraints,
     TypeAdapter,
+    model_validator,
 )
+from pydantic.fields import FieldInfo
 
 MAX_NAME_CHARS = 128
 Name = Annotated[
@@ -68,11 +70,58 @@ def storable(value: Scalar) -> Scalar:
     return value
 
 
+def _nullable_optionals(schema: dict[str, Any], model: type[BaseModel]) -> None:
+    """Documents what Strict reads: null in every optional field."""
+    for name, prop in schema.get("properties", {}).items():
+        field = model.model_fields.get(name)
+        if field is None or not _defaults_to_a_value(field):
+            continue
+        kept = {key: prop.pop(key) for key in ("default", "description", "title") if key in prop}
+        schema["properties"][name] = {"anyOf": [prop, {"type": "null"}], **kept}
+
+
 class Strict(BaseModel):
     """A request body: unknown fields are rejected so that typos do not pass silently, and a
-    number too large for a float (1e400 reads as infinity) is no number."""
+    number too large for a float (1e400 reads as infinity) is no number.
 
-    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
+    An optional field given as JSON null was not given (Memoria's clients send null for every
+    argument they lack): it takes its default. A required field's null stays an error, and a
+    field whose default is null reads null as that value anyway."""
+
+    model_config = ConfigDict(
+        extra="forbid", allow_inf_nan=False, json_schema_extra=_nullable_optionals
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _null_is_not_given(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        fields = cls.model_fields
+        return {
+            key: value
+            for key, value in data.items()
+            if value is not None or key not in fields or not _defaults_to_a_value(fields[key])
+        }
+
+
+def _defaults_to_a_value(field: FieldInfo) -> bool:
+    """Whether a field is optional with a default other than null."""
+    if field.default_factory is not None:
+        return True
+    return not field.is_required() and field.default is not None
+
+
+# How a request that can use an LLM runs: `llm` (Memoria calls it `internal`) needs one (503
+# without); `candidates` never uses one and answers what the calling agent needs to finish the
+# job; `auto` (Memoria's clients' default) uses the LLM when one is configured, else answers
+# the candidates.
+LlmMode = Literal["llm", "internal", "candidates", "auto"]
+
+
+def answers_candidates(mode: LlmMode, llm_configured: bool) -> bool:
+    """Whether a request in this mode answers the candidates rather than calling the LLM."""
+    return mode == "candidates" or (mode == "auto" and not llm_configured)
 
 
 def exactly_one(names: str, *given: bool) -> None:

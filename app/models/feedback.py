@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, ClassVar, Literal, get_args
 
-from pydantic import BaseModel, Field, StringConstraints
+from pydantic import BaseModel, Field, StringConstraints, computed_field
 
 from app.models.common import Strict
 from app.models.memories import BranchName, TrustTier
@@ -68,6 +68,9 @@ class TuneRequest(Strict):
 
 
 class TuneResult(BaseModel):
+    """Whether the parameters changed, and what they were and are (Memoria's names for them:
+    `old_params` and `new_params`)."""
+
     tuned: bool
     mode: Literal["manual", "auto"]
     message: str | None = None
@@ -75,3 +78,13 @@ class TuneResult(BaseModel):
     previous: RetrievalParams | None = None
     current: RetrievalParams
     rule: dict[str, float] | None = None
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def old_params(self) -> RetrievalParams | None:
+        return self.previous
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def new_params(self) -> RetrievalParams:
+        return self.current

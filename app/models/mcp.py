@@ -16,6 +16,7 @@ from app.models.memories import (
     BranchQuery,
     CorrectById,
     ListQuery,
+    ProfileQuery,
     QueryText,
     Scoped,
 )
@@ -31,6 +32,10 @@ class NoArguments(Strict):
 
 class ListArguments(ListQuery, Strict):
     """memory_list: GET /v1/memories's query, with unknown fields rejected."""
+
+
+class ProfileArguments(ProfileQuery, Strict):
+    """memory_profile: GET /v1/profiles/me's query, with unknown fields rejected."""
 
 
 class EntityArguments(EntityQuery, Strict):

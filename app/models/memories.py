@@ -135,8 +135,8 @@ class MemoryList(RootModel[list[Memory]]):
     """Memories, best first."""
 
 
-class StoredBatch(BaseModel):
-    memories: list[Memory]
+class StoredBatch(RootModel[list[Memory]]):
+    """The memories stored, in the order given (a plain array, as Memoria answers it)."""
 
 
 class MemoryPage(BaseModel):
@@ -175,6 +175,7 @@ class ListQuery(Scoped):
     limit: PageSize = PAGE_SIZE_DEFAULT
     cursor: str | None = None
     memory_type: MemoryType | None = None
+    trust_tier: TrustTier | None = None
     branch: BranchName | None = None
     session_scope: SessionScope = "only"
 
@@ -193,6 +194,7 @@ class CorrectById(Strict):
 
 class CorrectByQuery(CorrectById, Scoped):
     query: QueryText
+    memory_types: list[MemoryType] | None = Field(default=None, min_length=1)
 
 
 class Corrected(Memory):
@@ -222,6 +224,7 @@ class Message(Strict):
 class Observe(Strict):
     messages: list[Message] = Field(min_length=1, max_length=200)
     session_id: Name | None = None
+    subject_id: Name | None = None
     branch: BranchName | None = None
 
 
@@ -232,6 +235,11 @@ class Observed(BaseModel):
     memories: list[Memory]
     warning: str | None = None
     dropped: int = 0
+
+
+class ProfileQuery(BaseModel):
+    subject_id: Name | None = None
+    branch: BranchName | None = None
 
 
 class Profile(BaseModel):

@@ -170,6 +170,9 @@ class UserState(Record):
     tuned_at: AwareDatetime | None = None
     tuned_signals: Count | None = None
     feedback_signals: Count | None = None
+    # How far garbage collection had taken main's past versions (versions/collect_garbage):
+    # main's state before that seq is not in the file either.
+    collected_through: Seq | None = None
 
 
 class NodeKey(Record):

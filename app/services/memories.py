@@ -47,7 +47,7 @@ CORRECTION_TIER = "T2"
 NOT_EMBEDDED = ""  # the embedding model of a memory stored without an embedding on purpose
 MIN_CORRECTION_COSINE = 0.3
 MIN_CORRECTION_COVERAGE = 0.5  # the share of a Chinese query's words a corrected memory holds
-NEAREST_FILTERED = 50  # matches fetched when a subject or session narrows or steers the choice
+NEAREST_FILTERED = 50  # matches fetched when a subject, types or a session narrow or steer it
 
 
 def memory_props(
@@ -307,6 +307,7 @@ async def list_page(registry: Registry, caller: Caller, query: ListQuery) -> Mem
         **scope.params(),
         before=paging.after,
         memory_type=query.memory_type,
+        trust_tier=query.trust_tier,
         subject_id=query.subject_id,
         session_id=query.only_session,
         limit=paging.fetch,
@@ -382,15 +383,15 @@ async def correct_by_query(
 async def _close_in_meaning(registry: Registry, scope: Scope, request: CorrectByQuery) -> list[Row]:
     """The memories nearest the query (closest first) with a cosine of MIN_CORRECTION_COSINE."""
     vector = packed_vector(await registry.embedder.encode_query(request.query))
-    keep = MemoryFilter(subject_id=request.subject_id, session_id=request.only_session)
+    keep = MemoryFilter(request.memory_types, request.subject_id, request.only_session)
+    filtered = keep.narrows or keep.memory_types is not None or request.session_id is not None
     rows = await registry.graph.read(
         "retrieval/nearest",
         **scope.params(),
         shadows=scope.shadows,
         vector=vector,
-        k=NEAREST_FILTERED if keep.narrows or request.session_id else 1,
-        subject_id=keep.subject_id,
-        session_id=keep.session_id,
+        k=NEAREST_FILTERED if filtered else 1,
+        **keep.params(),
     )
     return [row for row in rows if ranking.cosine(row["score"]) >= MIN_CORRECTION_COSINE]
 
@@ -407,6 +408,7 @@ async def _holding_the_words(
         FulltextRequest(
             query=request.query,
             subject_id=request.subject_id,
+            memory_types=request.memory_types,
             session_id=request.only_session,
             branch=request.branch,
             limit=NEAREST_FILTERED,

@@ -1,5 +1,6 @@
 """Stored memory nodes as API models: the meta_ encoding of metadata, decayed confidence, the
-full (`Memory`) and snapshot (`SnapshotMemory`) views, and reading one current memory."""
+full (`Memory`) and snapshot (`SnapshotMemory`) views, reading one current memory, and how many
+a branch holds."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from app.graph import Row, Tx
 from app.models.feedback import SIGNALS
 from app.models.memories import META_PREFIX, FeedbackCounts, Memory, is_metadata
 from app.models.snapshots import Detail, SnapshotMemory
+from app.registry import Registry
 from app.services.governance import confidence
 from app.services.scope import Scope
 
@@ -118,3 +120,9 @@ async def still_active(tx: Tx, scope: Scope, memory_ids: Sequence[str]) -> set[s
         return set()
     [row] = await tx.run("memories/active_among", **scope.params(), memory_ids=list(memory_ids))
     return set(row["memory_ids"])
+
+
+async def active_count(registry: Registry, scope: Scope) -> int:
+    """How many active memories the scope's branch holds now."""
+    [row] = await registry.graph.read("memories/count", **scope.params())
+    return int(row["count"])

@@ -28,6 +28,7 @@ async def observe(registry: Registry, caller: Caller, request: Observe) -> Obser
             NewMemory(
                 content=message.content,
                 session_id=request.session_id,
+                subject_id=request.subject_id,
                 initial_confidence=OBSERVED_CONFIDENCE,
             )
             for message in request.messages
@@ -44,6 +45,7 @@ async def observe(registry: Registry, caller: Caller, request: Observe) -> Obser
             content=fact.content,
             memory_type=fact.memory_type,
             session_id=request.session_id,
+            subject_id=request.subject_id,
             trust_tier=DISTILLED_TIER,
         )
         for fact in read.answer.facts

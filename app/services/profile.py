@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
-from app.models.memories import Profile
+from app.models.memories import Profile, ProfileQuery
 from app.registry import Registry
 from app.services.memory_view import to_memory
 from app.services.scope import Caller, scope_for
 
 
-async def profile(registry: Registry, caller: Caller) -> Profile:
-    """The checked-out branch's active profile memories and its active memories by type."""
-    scope = await scope_for(registry, caller, None)
-    [row] = await registry.graph.read("memories/profile", **scope.params())
+async def profile(registry: Registry, caller: Caller, query: ProfileQuery) -> Profile:
+    """The branch's (by default the checked-out one's) active profile memories and its active
+    memories by type, of one subject if the query names one."""
+    scope = await scope_for(registry, caller, query.branch)
+    [row] = await registry.graph.read(
+        "memories/profile", **scope.params(), subject_id=query.subject_id
+    )
     memories = [to_memory(props) for props in row["profile"]]
     stats = {item["memory_type"]: item["count"] for item in row["counts"]}
     return Profile(

@@ -1,7 +1,7 @@
 // Creates a branch of a user unless the name is taken or they have $p.max_branches already.
 // params: user_id, name, base_seq (the change that forks it), from_snapshot (name or null),
-//         source_branch, view_seq (the seq up to which it reads main's nodes, or null: see
-//         scope.Scope), shadows, max_branches
+//         from_timestamp (datetime or null), source_branch, view_seq (the seq up to which it
+//         reads main's nodes, or null: see scope.Scope), shadows, max_branches
 // returns: outcome ('created' | 'duplicate' | 'limit'), branch (map or null)
 MATCH (u:User {id: $p.user_id})
 WITH u,
@@ -11,7 +11,8 @@ WITH u,
 OPTIONAL CALL (u, duplicate, full) {
   WITH u WHERE NOT duplicate AND NOT full
   CREATE (b:Branch {user_id: $p.user_id, name: $p.name, base_seq: $p.base_seq,
-                    from_snapshot: $p.from_snapshot, source_branch: $p.source_branch,
+                    from_snapshot: $p.from_snapshot, from_timestamp: $p.from_timestamp,
+                    source_branch: $p.source_branch,
                     view_seq: $p.view_seq, shadows: $p.shadows, created_at: datetime()})
   RETURN b
 }

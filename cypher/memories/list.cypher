@@ -1,7 +1,7 @@
 // One page of a user's active memories on a branch (its own, and main's it reads: see
 // scope.Scope), newest first, after the cursor.
 // params: user_id, branch, view_seq (or null), before (memory_id or null), memory_type,
-//         subject_id, session_id (each a filter, or null), limit
+//         trust_tier, subject_id, session_id (each a filter, or null), limit
 // returns: memory (map without embedding; timestamps as ISO strings, cheaper to decode)
 CALL () {
   MATCH (m:Memory {user_id: $p.user_id, branch: $p.branch})
@@ -17,6 +17,7 @@ CALL () {
 WITH m
 WHERE ($p.before IS NULL OR m.memory_id < $p.before)
   AND ($p.memory_type IS NULL OR m.memory_type = $p.memory_type)
+  AND ($p.trust_tier IS NULL OR m.trust_tier = $p.trust_tier)
   AND ($p.subject_id IS NULL OR m.subject_id = $p.subject_id)
   AND ($p.session_id IS NULL OR m.session_id = $p.session_id)
 RETURN m {.*, branch: $p.branch, embedding: null, created_at: toString(m.created_at),

@@ -1,6 +1,6 @@
 // A user's profile memories and their active memory counts by type, on a branch (its own
-// memories, and main's it reads: see scope.Scope).
-// params: user_id, branch, view_seq (or null)
+// memories, and main's it reads: see scope.Scope), of one subject if one is named.
+// params: user_id, branch, view_seq (or null), subject_id (or null)
 // returns: profile (list of maps, oldest first), counts (list of {memory_type, count})
 CALL () {
   MATCH (m:Memory {user_id: $p.user_id, branch: $p.branch})
@@ -13,6 +13,7 @@ CALL () {
     AND NOT EXISTS { (:Memory {memory_id: m.memory_id, branch: $p.branch}) }
   RETURN m
 }
+WITH m WHERE $p.subject_id IS NULL OR m.subject_id = $p.subject_id
 WITH collect(m) AS visible
 CALL (visible) {
   UNWIND visible AS m

@@ -1,8 +1,8 @@
 // The active memories closest in meaning to a vector (correct-by-query), among the branch's
 // own and, for a copy-on-write branch, main's nodes it reads (see scope.Scope), best first,
-// those of another subject or (strictly) another session left out.
+// those of another subject, of other types or (strictly) of another session left out.
 // params: user_id, branch, view_seq (or null), shadows, vector, k, subject_id (or null),
-//         session_id (or null: no strict session filter)
+//         memory_types (or null), session_id (or null: no strict session filter)
 // returns: memory_id, session_id, score (0..1)
 CYPHER 25
 CALL () {
@@ -30,6 +30,7 @@ CALL () {
 }
 WITH m, score
 WHERE ($p.subject_id IS NULL OR m.subject_id = $p.subject_id)
+  AND ($p.memory_types IS NULL OR m.memory_type IN $p.memory_types)
   AND ($p.session_id IS NULL OR m.session_id = $p.session_id)
 RETURN m.memory_id AS memory_id, m.session_id AS session_id, score
 ORDER BY score DESC

@@ -1,9 +1,12 @@
 // Import, first statement of its transaction: the one write of the user node (creating it on
 // first use), which also serialises the import with the user's changes. The user's change
 // counter becomes at least the file's; a user who held no memory node yet also takes the
-// file's settings (checked-out branch, retrieval parameters and feedback counter).
+// file's settings (checked-out branch, retrieval parameters and feedback counter). How far
+// collection had taken main's past versions on the exporting side holds here too (the file
+// lacks them as well: see versions/collect_garbage).
 // params: user_id, seq (the file's), settings (map: active_branch, feedback_weight,
-//         tuning_source, tuned_at, tuned_signals, feedback_signals; null removes)
+//         tuning_source, tuned_at, tuned_signals, feedback_signals; null removes),
+//         collected_through (0: nothing collected)
 // returns: fresh (true when the user held no memory node)
 MERGE (u:User {id: $p.user_id})
 ON CREATE SET u.active = true, u.created_at = datetime(), u.active_branch = 'main', u.seq = 0
@@ -17,4 +20,8 @@ WITH u,
      } AS fresh
 SET u.seq = CASE WHEN coalesce(u.seq, 0) < $p.seq THEN $p.seq ELSE u.seq END
 FOREACH (_ IN CASE WHEN fresh THEN [1] ELSE [] END | SET u += $p.settings)
+FOREACH (_ IN CASE WHEN $p.collected_through > 0 THEN [1] ELSE [] END |
+  MERGE (h:CollectedHistory {user_id: $p.user_id})
+  SET h.through_seq = CASE WHEN coalesce(h.through_seq, 0) >= $p.collected_through
+                           THEN h.through_seq ELSE $p.collected_through END)
 RETURN fresh

@@ -6,6 +6,7 @@ browser opens), a real browser, or an app started after Neo4j lost its query pla
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
@@ -60,9 +61,22 @@ def _with_llm(fake_llm: FakeLlm, instance_id: str) -> Settings:
 async def served(fake_llm: FakeLlm, embedder: SentenceTransformerEmbedder) -> AsyncIterator[str]:
     """The base URL of the service (LLM: the fake server) served on loopback by the service's
     own server, in this event loop, until the module's tests are done."""
+    async with _serving(_with_llm(fake_llm, "served"), embedder) as address:
+        yield address
+
+
+@pytest_asyncio.fixture(loop_scope="session", scope="module")
+async def served_without_llm(embedder: SentenceTransformerEmbedder) -> AsyncIterator[str]:
+    """As `served`, with no LLM configured."""
+    async with _serving(make_settings(instance_id="served-without-llm"), embedder) as address:
+        yield address
+
+
+@contextlib.asynccontextmanager
+async def _serving(settings: Settings, embedder: SentenceTransformerEmbedder) -> AsyncIterator[str]:
     port = free_port()
     stop = asyncio.Event()
-    app = create_app(_with_llm(fake_llm, "served"), embedder=embedder)
+    app = create_app(settings, embedder=embedder)
     server = asyncio.create_task(serve(app, "127.0.0.1", port, stop.wait, graceful_timeout_s=5))
     address = f"http://127.0.0.1:{port}"
     try:

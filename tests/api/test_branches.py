@@ -10,7 +10,7 @@ from neo4j import AsyncDriver
 from quart.typing import TestClientProtocol
 
 from tests.conftest import MASTER, User
-from tests.support.branches import check_out, create_branch
+from tests.support.branches import check_out, correct_on_both_sides, create_branch
 from tests.support.http import bearer, error_detail, issue_key, request_ok
 from tests.support.memories import (
     correct,
@@ -141,7 +141,7 @@ async def test_checkout_is_persistent_and_memory_endpoints_follow_it(
         user.headers,
         json={"memories": [{"content": "Uma's viola teacher is Ines", "memory_type": "profile"}]},
     )
-    assert batch["memories"][0]["branch"] == "draft"
+    assert batch[0]["branch"] == "draft"
     found = await request_ok(
         client, "POST", "/v1/memories/search", user.headers, json={"query": "viola", "min_score": 0}
     )
@@ -673,3 +673,147 @@ async def test_a_fresh_branch_retrieves_exactly_what_main_does(
             for branch in ("main", "twin")
         }
         assert ids(lexical["twin"]) == ids(lexical["main"]) and len(lexical["main"]) == 10
+
+
+# --- Memoria's forms ----------------------------------------------------------------------------
+
+
+async def test_create_from_a_timestamp_forks_main_as_it_was_then(
+    client: TestClientProtocol, user: User
+) -> None:
+    bike = await store(client, user.headers, "Sam owns a red bike")
+    # A snapshot's time lies between the change before it and the one after.
+    mark = await take_snapshot(client, user.headers, "mark")
+    await correct(client, user.headers, bike["memory_id"], "Sam owns a blue bike")
+    await store(client, user.headers, "Sam rides to work")
+
+    created = await create_branch(client, user.headers, "then", from_timestamp=mark["created_at"])
+
+    assert created["from_timestamp"] == mark["created_at"]
+    assert (created["from_snapshot"], created["memory_count"]) == (None, 1)
+    assert await page_contents(client, user.headers, "then") == {"Sam owns a red bike"}
+    assert await page_contents(client, user.headers, "main") == {
+        "Sam owns a blue bike",
+        "Sam rides to work",
+    }
+    # Memoria's spelling of a time (UTC, no zone); before the user's first change: nothing.
+    before = await create_branch(
+        client, user.headers, "before", from_timestamp="2001-01-01 00:00:00"
+    )
+    assert before["memory_count"] == 0
+    # What main holds now that these branches do not: main's changes since their times.
+    for name in ("then", "before"):
+        items = await request_ok(client, "GET", f"/v1/branches/{name}/diff-items", user.headers)
+        assert {entry["content"] for entry in items["behind_main"]} == {
+            "Sam owns a blue bike",
+            "Sam rides to work",
+        }
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"from_timestamp": "2999-01-01T00:00:00Z"},
+        {"from_timestamp": "yesterday"},
+        {"from_timestamp": "2024-01-01T00:00:00Z", "from_snapshot": "mark"},
+    ],
+    ids=["future", "not-a-time", "two-sources"],
+)
+async def test_create_from_a_bad_timestamp_is_422_and_creates_nothing(
+    client: TestClientProtocol, user: User, body: dict[str, Any]
+) -> None:
+    await take_snapshot(client, user.headers, "mark")
+    response = await client.post("/v1/branches", json={"name": "x", **body}, headers=user.headers)
+    await error_detail(response, 422)
+    listed = await request_ok(client, "GET", "/v1/branches", user.headers)
+    assert [branch["name"] for branch in listed["branches"]] == ["main"]
+
+
+async def test_checkout_answers_the_memory_count_and_accept_merges_as_replace(
+    client: TestClientProtocol, user: User
+) -> None:
+    made = await _prepare_merge(client, user.headers)
+    checked_out = await request_ok(client, "POST", "/v1/branches/work/checkout", user.headers)
+    on_branch = await page_items(client, user.headers, "work")
+    assert checked_out == {"active_branch": "work", "memory_count": len(on_branch)}
+
+    merged = await _merge(client, user.headers, "work", "accept")  # Memoria's default
+
+    assert (merged["strategy"], merged["added"], merged["removed"]) == ("replace", 2, 2)
+    assert made["fixed"]["memory_id"] not in ids(await page_items(client, user.headers, "main"))
+
+
+async def test_diff_items_lists_each_change_conflicts_and_what_main_did_meanwhile(
+    client: TestClientProtocol, user: User
+) -> None:
+    os_version = await store(client, user.headers, "Build agents run Ubuntu 20.04.")
+    nightly = await store(client, user.headers, "Nightly builds start at 01:00.")
+    disputed = await store(client, user.headers, "The release train leaves on Mondays.")
+    await create_branch(client, user.headers, "infra")
+    upgraded = await correct(
+        client,
+        user.headers,
+        os_version["memory_id"],
+        "Build agents run Ubuntu 22.04.",
+        branch="infra",
+    )
+    await request_ok(
+        client,
+        "DELETE",
+        f"/v1/memories/{nightly['memory_id']}",
+        user.headers,
+        query_string={"branch": "infra"},
+    )
+    ours, theirs = await correct_on_both_sides(
+        client,
+        user.headers,
+        "infra",
+        disputed["memory_id"],
+        ["The release train leaves on Tuesdays.", "The release train leaves on Wednesdays."],
+    )
+    added = await store(client, user.headers, "Builds cache layers in S3.", branch="infra")
+    news = await store(client, user.headers, "Release notes go out on Fridays.")
+
+    items = await request_ok(client, "GET", "/v1/branches/infra/diff-items", user.headers)
+
+    assert (items["branch"], items["against"]) == ("infra", "main")
+    assert items["added"] == [
+        {
+            "memory_id": added["memory_id"],
+            "content": "Builds cache layers in S3.",
+            "memory_type": "semantic",
+        }
+    ]
+    assert items["updated"] == [
+        {
+            "memory_id": upgraded["memory_id"],
+            "content": "Build agents run Ubuntu 22.04.",
+            "memory_type": "semantic",
+            "old_memory_id": os_version["memory_id"],
+            "old_content": "Build agents run Ubuntu 20.04.",
+        }
+    ]
+    assert [entry["memory_id"] for entry in items["removed"]] == [nightly["memory_id"]]
+    [conflict] = items["conflicts"]
+    assert conflict["memory_id"] == disputed["memory_id"]
+    assert conflict["branch"] == {
+        "content": "The release train leaves on Mondays.",
+        "is_active": False,
+        "superseded_by": ours["memory_id"],
+        "superseded_by_content": "The release train leaves on Tuesdays.",
+    }
+    assert conflict["main"] == {
+        "content": "The release train leaves on Mondays.",
+        "is_active": False,
+        "superseded_by": theirs["memory_id"],
+        "superseded_by_content": "The release train leaves on Wednesdays.",
+    }
+    assert [entry["memory_id"] for entry in items["behind_main"]] == [news["memory_id"]]
+    limited = await request_ok(client, "GET", "/v1/branches/infra/diff-items?limit=1", user.headers)
+    assert len(limited["added"]) == len(limited["updated"]) == 1
+    for bad in ("limit=0", "limit=501", "limit=many"):
+        response = await client.get(f"/v1/branches/infra/diff-items?{bad}", headers=user.headers)
+        assert response.status_code in (400, 422)
+    await error_detail(
+        await client.get("/v1/branches/nowhere/diff-items", headers=user.headers), 404
+    )

@@ -167,6 +167,49 @@ async def test_a_negation_contradicts_and_a_link_to_a_deleted_memory_is_removed(
     assert newer["content"] in listed
 
 
+async def test_an_insight_whose_sources_are_all_gone_is_retired(
+    client: TestClientProtocol, user: User, neo4j_driver: AsyncDriver
+) -> None:
+    first = await store(client, user.headers, "The invoice-api deploy failed: Redis was full.")
+    second = await store(client, user.headers, "Another invoice-api deploy failed on Redis.")
+    kept_source = await store(client, user.headers, "Flushing Redis first makes deploys pass.")
+    insight = {"extra_metadata": {"kind": "insight"}, "trust_tier": "T4"}
+    orphan = await store(client, user.headers, "Redis fills up before deploys.", **insight)
+    supported = await store(client, user.headers, "Flush Redis before a deploy.", **insight)
+    # As reflect links an insight to the memories it was drawn from.
+    await query(
+        neo4j_driver,
+        "UNWIND $links AS link "
+        "MATCH (i:Memory {memory_id: link[0], branch: 'main'}), "
+        "(s:Memory {memory_id: link[1], branch: 'main'}) CREATE (i)-[:DERIVED_FROM]->(s)",
+        links=[
+            [orphan["memory_id"], first["memory_id"]],
+            [orphan["memory_id"], second["memory_id"]],
+            [supported["memory_id"], second["memory_id"]],
+            [supported["memory_id"], kept_source["memory_id"]],
+        ],
+    )
+    await take_snapshot(client, user.headers, "before")
+    for source in (first, second):
+        response = await client.delete(f"/v1/memories/{source['memory_id']}", headers=user.headers)
+        assert response.status_code == 200
+
+    report = await run(client, user.headers, "consolidate")
+
+    assert (report["insights_retired"], report["orphaned_scenes"]) == (1, 1)
+    assert report["decision_count"] == report["contradictions"] + report["confidence_restored"] + 1
+    left = {item["memory_id"] for item in (await _page(client, user))}
+    assert supported["memory_id"] in left and orphan["memory_id"] not in left
+    await roll_back(client, user.headers, "before")  # a rollback brings it back
+    assert orphan["memory_id"] in {item["memory_id"] for item in await _page(client, user)}
+
+
+async def _page(client: TestClientProtocol, user: User) -> list[dict[str, Any]]:
+    response = await client.get("/v1/memories", headers=user.headers)
+    items: list[dict[str, Any]] = (await response.get_json())["items"]
+    return items
+
+
 async def test_the_eleventh_consolidate_within_a_minute_is_refused(
     client: TestClientProtocol,
 ) -> None:

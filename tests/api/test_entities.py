@@ -246,6 +246,9 @@ async def test_manual_link_adds_entities_to_a_memory(
             {"key": "nightly export", "name": "Nightly Export", "type": "service"},
             {"key": "olga", "name": "Olga", "type": "person"},
         ],
+        "entities_created": 2,
+        "entities_reused": 0,
+        "edges_created": 2,
     }
     entities = _by_key(await all_entities(client, user.headers))
     assert set(entities) == {"nightly export", "olga"}
@@ -266,6 +269,11 @@ async def test_manual_link_adds_entities_to_a_memory(
     # Linking again changes nothing, and the answer shows the entity as it is stored.
     again = await link_entities(client, user.headers, memory["memory_id"], [{"name": "olga"}])
     assert again["entities"] == [{"key": "olga", "name": "Olga", "type": "person"}]
+    assert (again["entities_created"], again["entities_reused"], again["edges_created"]) == (
+        0,
+        1,
+        0,
+    )
     assert (await entity_counts(client, user.headers))["olga"] == 1
 
 
@@ -332,6 +340,77 @@ async def test_invalid_manual_links_are_422(
     assert await entity_counts(client, user.headers) == {}
 
 
+async def test_memorias_link_form_links_several_memories_in_one_change_or_none(
+    client: TestClientProtocol, user: User, neo4j_driver: AsyncDriver
+) -> None:
+    export, backup = await _stored_ids(
+        client, user.headers, ["The nightly export failed again.", "The backup job is slow."]
+    )
+    linked = await request_ok(
+        client,
+        "POST",
+        "/v1/extract-entities/link",
+        user.headers,
+        json={
+            "entities": [
+                {
+                    "memory_id": export,
+                    "entities": [
+                        {"name": "Olga", "type": "person"},
+                        {"name": "Airflow", "type": "tech"},
+                    ],
+                },
+                {
+                    "memory_id": backup,
+                    "entities": [{"name": "olga"}, {"name": "Restic", "type": "repo"}],
+                },
+            ],
+            "branch": None,
+        },
+    )
+    assert (linked["entities_created"], linked["entities_reused"], linked["edges_created"]) == (
+        3,
+        0,
+        4,
+    )
+    by_memory = {
+        link["memory_id"]: {(e["key"], e["type"]) for e in link["entities"]}
+        for link in linked["links"]
+    }
+    # Memoria's types in ours (tech: package, repo: identifier); no type: concept, as Memoria
+    # has it, but an entity that exists keeps its own.
+    assert by_memory == {
+        export: {("olga", "person"), ("airflow", "package")},
+        backup: {("olga", "person"), ("restic", "identifier")},
+    }
+    assert {
+        key: link["source"]
+        for key, link in (await mentions(neo4j_driver, user.user_id, backup)).items()
+    } == {"olga": "manual", "restic": "manual"}
+
+    # One unknown memory: 404, and nothing of the request is linked.
+    response = await client.post(
+        "/v1/extract-entities/link",
+        json={
+            "entities": [
+                {"memory_id": export, "entities": [{"name": "Zed"}]},
+                {"memory_id": UNKNOWN_ID, "entities": [{"name": "Zed"}]},
+            ]
+        },
+        headers=user.headers,
+    )
+    await error_detail(response, 404)
+    assert "zed" not in await entity_counts(client, user.headers)
+    for body in (
+        {"entities": []},
+        {"entities": [{"memory_id": export}]},
+        {"entities": [{"memory_id": export, "entities": [{"type": "tech"}]}]},
+        {"entities": [{"memory_id": export, "entities": []}], "extra": 1},
+    ):
+        response = await client.post("/v1/extract-entities/link", json=body, headers=user.headers)
+        await error_detail(response, 422)
+
+
 # --- candidates and extraction without an LLM ---------------------------------------------------
 
 
@@ -373,7 +452,12 @@ async def test_extraction_without_an_llm_is_503_and_candidates_mode_still_answer
 ) -> None:
     chain = await _stored_ids(client, user.headers, CHAIN)
     # No body (it is optional), an empty one, and LLM mode named.
-    bodies: list[dict[str, Any]] = [{}, {"json": {}}, {"json": {"mode": "llm", "limit": 2}}]
+    bodies: list[dict[str, Any]] = [
+        {},
+        {"json": {}},
+        {"json": {"mode": "llm", "limit": 2}},
+        {"json": {"mode": "internal"}},  # Memoria's name for it
+    ]
     for body in bodies:
         response = await client.post("/v1/extract-entities", headers=user.headers, **body)
         detail = await error_detail(response, 503)
@@ -388,7 +472,20 @@ async def test_extraction_without_an_llm_is_503_and_candidates_mode_still_answer
         user.headers,
         json={"mode": "candidates", "limit": 3},
     )
-    assert answer == {"items": expected}
+    assert answer["items"] == expected
+    auto = await request_ok(
+        client, "POST", "/v1/extract-entities", user.headers, json={"mode": "auto", "limit": 3}
+    )
+    assert auto == answer  # `auto` with no LLM configured: the candidates
+    # Memoria's view of the same candidates, as its clients read it.
+    assert (answer["status"], answer["unlinked"]) == ("candidates", 3)
+    assert answer["memories"] == [
+        {"memory_id": item["memory_id"], "content": item["content"]} for item in expected
+    ]
+    listed = await all_entities(client, user.headers)
+    assert answer["existing_entities"] == [
+        {"name": entity["name"], "entity_type": entity["type"]} for entity in listed
+    ]
 
 
 async def test_invalid_extraction_requests_are_422(client: TestClientProtocol, user: User) -> None:

@@ -94,6 +94,8 @@ async def test_governance_with_nothing_to_do_takes_no_snapshot(
         "quarantined": 0,
         "expired": 0,
         "collectable": 0,
+        "orphan_graph_cleaned": 0,
+        "cleaned_stale": 0,
         "feedback_tuned": False,
         "feedback_weight": 0.1,
         "snapshot_name": None,

@@ -12,7 +12,7 @@ import pytest
 from quart.typing import TestClientProtocol
 
 from tests.conftest import User, create_user
-from tests.support.http import error_detail
+from tests.support.http import error_detail, request_ok
 from tests.support.memories import (
     contents,
     correct,
@@ -300,9 +300,7 @@ async def test_batch_of_100_is_stored_in_one_call(client: TestClientProtocol, us
         "/v1/memories/batch", json={"memories": items}, headers=user.headers
     )
     assert response.status_code == 201, await response.get_data(as_text=True)
-    body = await response.get_json()
-    assert set(body) == {"memories"}
-    stored = body["memories"]
+    stored = await response.get_json()  # a plain array, as Memoria's SDK reads it
     assert contents(stored) == [item["content"] for item in items]
     assert [m["memory_type"] for m in stored].count("profile") == 10
     assert all(set(m) >= MEMORY_FIELDS and m["trust_tier"] == "T1" for m in stored)
@@ -380,6 +378,23 @@ async def test_list_filters_by_memory_type(client: TestClientProtocol, user: Use
     assert len(await list_all(client, user.headers)) == 4
 
 
+async def test_list_filters_by_trust_tier(client: TestClientProtocol, user: User) -> None:
+    await store_batch(
+        client,
+        user.headers,
+        [
+            {"content": "told by the user"},
+            {"content": "heard second hand", "trust_tier": "T3"},
+            {"content": "a guess", "trust_tier": "T4"},
+        ],
+    )
+    assert contents(await list_all(client, user.headers, trust_tier="T3")) == ["heard second hand"]
+    assert contents(
+        await list_all(client, user.headers, trust_tier="T4", memory_type="semantic")
+    ) == ["a guess"]
+    assert contents(await list_all(client, user.headers, trust_tier="T2")) == []
+
+
 async def test_list_default_limit_is_50(client: TestClientProtocol, user: User) -> None:
     await store_batch(client, user.headers, [{"content": f"item {i}"} for i in range(55)])
     response = await client.get("/v1/memories", headers=user.headers)
@@ -397,6 +412,7 @@ async def test_list_default_limit_is_50(client: TestClientProtocol, user: User) 
         ("limit=abc", 400),
         ("limit=2.5", 400),
         ("memory_type=gossip", 422),
+        ("trust_tier=T9", 422),
         ("cursor=not-a-cursor!", 400),
     ],
 )
@@ -699,3 +715,35 @@ async def test_query_needs_a_filter_and_valid_ones(client: TestClientProtocol, u
         {"subject_id": "x", "sort": "score"},
     ):
         await error_detail(await _query(client, user, **body), 422)
+
+
+async def test_correct_by_query_keeps_to_the_memory_types_named(
+    client: TestClientProtocol, user: User
+) -> None:
+    await store(client, user.headers, "Ana drinks green tea every morning.")
+    habit = await store(client, user.headers, "Ana drinks green tea.", memory_type="profile")
+    query = "Ana drinks green tea every morning"
+
+    corrected = await request_ok(
+        client,
+        "POST",
+        "/v1/memories/correct",
+        user.headers,
+        json={"query": query, "new_content": "Ana drinks matcha.", "memory_types": ["profile"]},
+    )
+
+    assert corrected["matched_memory_id"] == habit["memory_id"]
+    assert corrected["memory_type"] == "profile"
+    response = await client.post(
+        "/v1/memories/correct",
+        json={"query": query, "new_content": "x", "memory_types": ["procedural"]},
+        headers=user.headers,
+    )
+    await error_detail(response, 404)
+    for types in ([], ["gossip"]):
+        response = await client.post(
+            "/v1/memories/correct",
+            json={"query": query, "new_content": "x", "memory_types": types},
+            headers=user.headers,
+        )
+        await error_detail(response, 422)

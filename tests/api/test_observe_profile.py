@@ -217,3 +217,26 @@ async def test_profile_of_a_new_user_is_empty(client: TestClientProtocol, user: 
     assert profile["memories"] == []
     assert profile["stats"] == {}
     assert profile["total"] == 0
+
+
+async def test_observe_tags_a_subject_and_the_profile_keeps_to_one(
+    client: TestClientProtocol, user: User
+) -> None:
+    observed = await _observed(
+        client, user.headers, [{"role": "user", "content": "Ana likes jazz."}], subject_id="ana"
+    )
+    assert [m["subject_id"] for m in observed["memories"]] == ["ana"]
+    await store(client, user.headers, "Prefers email.", memory_type="profile", subject_id="ana")
+    await store(client, user.headers, "Prefers chat.", memory_type="profile", subject_id="ben")
+
+    response = await client.get("/v1/profiles/me?subject_id=ana", headers=user.headers)
+    ana = await response.get_json()
+    assert (ana["profile"], ana["stats"], ana["total"]) == (
+        "Prefers email.",
+        {"profile": 1, "semantic": 1},
+        2,
+    )
+    everyone = await (await client.get("/v1/profiles/me", headers=user.headers)).get_json()
+    assert everyone["profile"] == "Prefers email.\nPrefers chat."
+    unknown = await client.get("/v1/profiles/me?branch=nowhere", headers=user.headers)
+    await error_detail(unknown, 404)

@@ -10,10 +10,12 @@ from typing import Any
 from quart.typing import TestClientProtocol
 
 from tests.conftest import User
-from tests.support.branches import create_branch
+from tests.support.branches import correct_on_both_sides, create_branch
 from tests.support.http import error_detail, request_ok
 from tests.support.memories import correct, store
 from tests.support.snapshots import roll_back, take_snapshot
+
+TRAIN = ["The release train leaves on Tuesdays.", "The release train leaves on Wednesdays."]
 
 
 async def _main_contents(client: TestClientProtocol, user: User) -> list[str]:
@@ -106,15 +108,8 @@ async def test_conflicts_fail_with_the_list_or_are_skipped_or_accepted(
 ) -> None:
     disputed = await store(client, user.headers, "The release train leaves on Mondays.")
     await create_branch(client, user.headers, "train")
-    ours = await correct(
-        client,
-        user.headers,
-        disputed["memory_id"],
-        "The release train leaves on Tuesdays.",
-        branch="train",
-    )
-    await correct(
-        client, user.headers, disputed["memory_id"], "The release train leaves on Wednesdays."
+    ours, _ = await correct_on_both_sides(
+        client, user.headers, "train", disputed["memory_id"], TRAIN
     )
     before = await _main_contents(client, user)
 
@@ -190,4 +185,132 @@ async def test_pick_rejects_bad_selectors_and_unknown_or_foreign_branches(
     ]
     for branch, body, status in cases:
         response = await client.post(f"/v1/branches/{branch}/pick", json=body, headers=user.headers)
+        await error_detail(response, status)
+
+
+# --- Memoria's forms: a selector object, and apply ------------------------------------------------
+
+
+async def test_memorias_selectors_pick_as_ours_do_and_its_dry_run_pages_by_offset(
+    client: TestClientProtocol, user: User
+) -> None:
+    await create_branch(client, user.headers, "ranged")
+    await take_snapshot(client, user.headers, "start", branch="ranged")
+    stored = [
+        await store(client, user.headers, f"Runbook step {n} checks the disk.", branch="ranged")
+        for n in range(4)
+    ]
+    await take_snapshot(client, user.headers, "end", branch="ranged")
+    ids = sorted(memory["memory_id"] for memory in stored)
+
+    preview = await _pick(
+        client,
+        user,
+        "ranged",
+        selector={"type": "snapshot_range", "from_snapshot": "start", "to_snapshot": "end"},
+        dry_run={"limit": 2, "offset": 1, "include_scores": False},
+    )
+    assert preview["dry_run"] is True and preview["added"] == 4
+    assert [item["memory_id"] for item in preview["items"]] == ids[1:3]
+    assert preview["result"] == (
+        "Would pick 4 change(s) from branch 'ranged' into 'main' "
+        "(4 added, 0 replaced, 0 removed, 0 skipped)"
+    )
+    assert await _main_contents(client, user) == []
+
+    found = await _pick(
+        client,
+        user,
+        "ranged",
+        selector={"type": "retrieve", "query": "Which runbook step checks the disk?", "top_k": 1},
+        dry_run=None,
+    )
+    assert (found["dry_run"], found["added"]) == (False, 1)
+    by_keys = await _pick(
+        client, user, "ranged", selector={"type": "key_list", "keys": ids}, strategy="skip"
+    )
+    assert by_keys["added"] == 3  # the one the query picked is on main already
+    assert len(await _main_contents(client, user)) == 4
+
+    bad = [
+        {"selector": {"type": "key_list", "keys": []}},
+        {"selector": {"type": "everything"}},
+        {"selector": {"type": "snapshot_range", "from_snapshot": "start"}},
+        {"selector": {"type": "retrieve", "query": "disk", "top_k": 0}},
+        {"selector": {"type": "key_list", "keys": ids}, "dry_run": True},
+        {"selector": {"type": "key_list", "keys": ids}, "strategy": "merge"},
+    ]
+    for body in bad:
+        response = await client.post("/v1/branches/ranged/pick", json=body, headers=user.headers)
+        await error_detail(response, 422)
+
+
+async def test_apply_applies_the_entries_named_and_conflicts_only_once_accepted(
+    client: TestClientProtocol, user: User
+) -> None:
+    disputed = await store(client, user.headers, "The release train leaves on Mondays.")
+    vpn = await store(client, user.headers, "The VPN gateway is vpn1.")
+    await create_branch(client, user.headers, "train")
+    ours, _ = await correct_on_both_sides(
+        client, user.headers, "train", disputed["memory_id"], TRAIN
+    )
+    moved = await correct(
+        client, user.headers, vpn["memory_id"], "The VPN gateway is vpn2.", branch="train"
+    )
+    extra = await store(client, user.headers, "Trains carry a spare engineer.", branch="train")
+    entries = await request_ok(client, "GET", "/v1/branches/train/diff-items", user.headers)
+    [conflict] = entries["conflicts"]
+    update = {"old_id": vpn["memory_id"], "new_id": moved["memory_id"]}
+
+    applied = await request_ok(
+        client,
+        "POST",
+        "/v1/branches/train/apply",
+        user.headers,
+        json={
+            "adds": [extra["memory_id"]],
+            "updates": [update],
+            "removes": [],
+            "accept_branch_conflicts": [],
+        },
+    )
+    assert applied["applied_adds"] == [extra["memory_id"]]
+    assert applied["applied_updates"] == [f"{vpn['memory_id']}→{moved['memory_id']}"]
+    assert applied["snapshot_name"].startswith("pre_pick_")
+    assert await _main_contents(client, user) == [
+        "The VPN gateway is vpn2.",
+        "The release train leaves on Wednesdays.",
+        "Trains carry a spare engineer.",
+    ]
+    # The conflict stays until accepted; applying twice skips what is done.
+    again = await request_ok(
+        client,
+        "POST",
+        "/v1/branches/train/apply",
+        user.headers,
+        json={"adds": [extra["memory_id"]], "accept_branch_conflicts": [conflict["memory_id"]]},
+    )
+    assert (again["skipped_adds"], again["applied_conflicts"]) == (
+        [extra["memory_id"]],
+        [conflict["memory_id"]],
+    )
+    assert "The release train leaves on Tuesdays." in await _main_contents(client, user)
+    assert ours["memory_id"] in {
+        item["memory_id"]
+        for item in (await request_ok(client, "GET", "/v1/memories", user.headers))["items"]
+    }
+
+    nothing = await request_ok(client, "POST", "/v1/branches/train/apply", user.headers, json={})
+    assert nothing["snapshot_name"] is None and not any(
+        value for key, value in nothing.items() if key != "snapshot_name"
+    )
+    for branch, body, status in [
+        ("main", {}, 422),
+        ("nowhere", {"adds": ["x"]}, 404),
+        ("train", {"adds": "x"}, 422),
+        ("train", {"updates": [{"old_id": "a"}]}, 422),
+    ]:
+        response = await client.post(
+            f"/v1/branches/{branch}/apply", json=body, headers=user.headers
+        )
         await error_detail(response, status)

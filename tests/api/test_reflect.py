@@ -68,13 +68,38 @@ async def test_reflect_without_an_llm_is_503_and_keeps_no_cooldown(
     client: TestClientProtocol, user: User
 ) -> None:
     await _seed(client, user.headers)
-    for body in ({}, {"mode": "llm"}, {"force": True}):
+    for body in ({}, {"mode": "llm"}, {"mode": "internal"}, {"force": True}):
         detail = await error_detail(
             await client.post("/v1/reflect", json=body, headers=user.headers), 503
         )
         assert "candidates" in detail
     invalid = await client.post("/v1/reflect", json={"mode": "dream"}, headers=user.headers)
     await error_detail(invalid, 422)
+
+
+async def test_auto_mode_answers_the_candidates_without_an_llm_in_memorias_shape_too(
+    client: TestClientProtocol, user: User
+) -> None:
+    ids = await _seed(client, user.headers)
+    auto = await request_ok(client, "POST", "/v1/reflect", user.headers, json={"mode": "auto"})
+    assert auto["items"] == await _candidates(client, user.headers)
+    [cluster] = auto["candidates"]
+    assert cluster["signal"] == "semantic_cluster"
+    assert cluster["importance"] == 0.667  # three sessions
+    assert cluster["memories"] == [
+        {"memory_id": ids[content], "content": content}
+        for _, content in sorted(DEPLOYS, key=lambda item: ids[item[1]])
+    ]
+
+
+async def test_auto_mode_uses_the_llm_when_one_is_configured(llm_app: Quart, llm: FakeLlm) -> None:
+    client = llm_app.test_client()
+    user = await create_user(client, "reflects-auto")
+    await _seed(client, user.headers)
+    llm.reply = {"insights": []}
+    answer = await request_ok(client, "POST", "/v1/reflect", user.headers, json={"mode": "auto"})
+    assert (answer["clusters"], answer["scenes_created"], answer["candidates_found"]) == (1, 0, 1)
+    assert len(llm.requests) == 1
 
 
 def _clusters_given(llm: FakeLlm) -> list[dict[str, Any]]:
@@ -123,7 +148,14 @@ async def test_reflect_with_an_llm_stores_each_insight_once_linked_to_its_source
     # The cluster is covered now: no second insight, and the LLM is not asked again.
     asked = len(llm.requests)
     again = await run(client, user.headers, "reflect")
-    assert again == {"skipped": False, "clusters": 0, "insights": [], "dropped": 0}
+    assert again == {
+        "skipped": False,
+        "clusters": 0,
+        "insights": [],
+        "dropped": 0,
+        "scenes_created": 0,
+        "candidates_found": 0,
+    }
     assert len(llm.requests) == asked
     assert await _candidates(client, user.headers) == []
 

@@ -158,6 +158,7 @@ async def test_detail_pages_with_limit_and_offset(client: TestClientProtocol, us
         assert body["memory_count"] == 7
         assert body["limit"] == 3
         assert body["offset"] == offset
+        assert (body["snapshot_name"], body["has_more"]) == ("seven", offset < 6)
         seen.extend(item["memory_id"] for item in body["memories"])
     assert len(seen) == 7
     assert len(set(seen)) == 7
@@ -233,6 +234,8 @@ async def test_diff_lists_added_removed_and_modified(
     assert diff["counts"] == {"added": 2, "removed": 2, "modified": 0}
     assert diff["truncated"] is False
     assert kept["memory_id"] not in str(diff)
+    # Memoria's view: the snapshot's name and the active memories then and now.
+    assert (diff["snapshot_name"], diff["snapshot_count"], diff["current_count"]) == ("base", 3, 3)
 
 
 async def test_diff_limit_truncates_each_list(client: TestClientProtocol, user: User) -> None:
@@ -348,3 +351,50 @@ async def test_racing_deletes_of_one_snapshot_succeed_once(
     )
     assert sorted(answer.status_code for answer in answers) == [200] + [404] * 7
     assert await list_snapshots(client, user.headers) == []
+
+
+async def test_the_list_is_sliced_by_limit_and_offset(
+    client: TestClientProtocol, user: User
+) -> None:
+    for name in ("first", "second", "third"):
+        await take_snapshot(client, user.headers, name)
+    assert [s["name"] for s in await _get(client, user.headers, "/v1/snapshots")] == [
+        "third",
+        "second",
+        "first",
+    ]
+    sliced = await _get(client, user.headers, "/v1/snapshots", limit=1, offset=1)
+    assert [s["name"] for s in sliced] == ["second"]
+    assert await _get(client, user.headers, "/v1/snapshots", offset=3) == []
+    for query in ("limit=0", "offset=-1", "limit=x"):
+        response = await client.get(f"/v1/snapshots?{query}", headers=user.headers)
+        assert response.status_code in (400, 422)
+
+
+async def test_bulk_delete_by_names_prefix_or_age(client: TestClientProtocol, user: User) -> None:
+    for name in ("keep", "old-a", "old-b", "tmp-1", "tmp-2"):
+        await take_snapshot(client, user.headers, name)
+
+    async def delete(body: dict[str, Any]) -> dict[str, Any]:
+        response = await client.post("/v1/snapshots/delete", json=body, headers=user.headers)
+        assert response.status_code == 200, await response.get_data(as_text=True)
+        deleted: dict[str, Any] = await response.get_json()
+        return deleted
+
+    # Names as a list or, as Memoria's MCP tool takes them, separated by commas; unknown ones
+    # are skipped.
+    assert await delete({"names": ["old-a", "nope"]}) == {"deleted": 1, "names": ["old-a"]}
+    assert await delete({"names": "old-b, nope"}) == {"deleted": 1, "names": ["old-b"]}
+    assert await delete({"prefix": "tmp-", "names": None}) == {
+        "deleted": 2,
+        "names": ["tmp-2", "tmp-1"],
+    }
+    newest = await take_snapshot(client, user.headers, "newest")
+    assert await delete({"older_than": newest["created_at"]}) == {"deleted": 1, "names": ["keep"]}
+    assert list(await _listed(client, user.headers)) == ["newest"]
+    assert await delete({"older_than": "2001-01-01"}) == {"deleted": 0, "names": []}
+
+    for body in ({}, {"names": []}, {"names": ["a"], "prefix": "b"}, {"older_than": "soon"}):
+        response = await client.post("/v1/snapshots/delete", json=body, headers=user.headers)
+        await error_detail(response, 422)
+    assert list(await _listed(client, user.headers)) == ["newest"]

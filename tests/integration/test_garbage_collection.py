@@ -11,10 +11,18 @@ from app.registry import Registry
 from app.services.versioning.snapshots import collect_garbage
 from tests.conftest import User, create_user
 from tests.support.branches import create_branch
-from tests.support.http import request_ok
-from tests.support.memories import correct, page_items, store, store_batch, without_confidence
+from tests.support.http import error_detail, request_ok
+from tests.support.memories import (
+    correct,
+    page_contents,
+    page_items,
+    store,
+    store_batch,
+    without_confidence,
+)
 from tests.support.neo4j_direct import neo4j_driver, query
 from tests.support.snapshots import roll_back, take_snapshot
+from tests.support.transfer import export_lines, import_ok, of_kind
 
 __all__ = ["neo4j_driver"]  # the fixture, imported for this module's tests
 
@@ -184,3 +192,53 @@ async def test_change_records_go_with_the_last_version_they_made(
         client, "GET", f"/v1/memories/{memory['memory_id']}/history", user.headers
     )
     assert all(version["cause"] is not None for version in history["versions"])
+
+
+async def test_a_fork_from_a_time_needs_the_history_collection_left(
+    client: TestClientProtocol, user: User, registry: Registry
+) -> None:
+    headers = user.headers
+    memory = await store(client, headers, "Dara drums")
+    then = (await take_snapshot(client, headers, "then"))["created_at"]
+    await request_ok(client, "DELETE", "/v1/snapshots/then", headers)  # keeps nothing now
+    await correct(client, headers, memory["memory_id"], "Dara drums in a band")
+    later = (await take_snapshot(client, headers, "later"))["created_at"]
+    forked = await create_branch(client, headers, "before-gc", from_timestamp=then)
+    assert await page_contents(client, headers, "before-gc") == {"Dara drums"}
+
+    await collect_garbage(registry)
+
+    # The version main had then is gone (the branch holds its own copy): main then is no
+    # longer known, and a fork from that time is refused, not made from what is left.
+    response = await client.post(
+        "/v1/branches", json={"name": "after-gc", "from_timestamp": then}, headers=headers
+    )
+    assert "garbage collection" in await error_detail(response, 422)
+    assert await page_contents(client, headers, "before-gc") == {"Dara drums"}
+    assert forked["memory_count"] == 1
+    # A time after the collected change is still served.
+    await create_branch(client, headers, "later", from_timestamp=later)
+    assert await page_contents(client, headers, "later") == {"Dara drums in a band"}
+
+
+async def test_an_import_knows_what_collection_took_from_the_history_it_carries(
+    client: TestClientProtocol, user: User, registry: Registry
+) -> None:
+    memory = await store(client, user.headers, "Eli paints")
+    then = (await take_snapshot(client, user.headers, "then"))["created_at"]
+    await request_ok(client, "DELETE", "/v1/snapshots/then", user.headers)
+    await correct(client, user.headers, memory["memory_id"], "Eli paints murals")
+    await collect_garbage(registry)
+
+    lines = await export_lines(client, user.headers)
+    [settings] = of_kind(lines, "user")
+    assert settings["collected_through"] > 0
+    target = await create_user(client, "gc-import")
+    await import_ok(client, target.headers, lines)
+
+    # The file lacks main's version of then as the source does: the fork is refused there too.
+    response = await client.post(
+        "/v1/branches", json={"name": "then", "from_timestamp": then}, headers=target.headers
+    )
+    assert "garbage collection" in await error_detail(response, 422)
+    assert await page_contents(client, target.headers) == {"Eli paints murals"}

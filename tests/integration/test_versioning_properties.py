@@ -366,7 +366,7 @@ class Model:
         body: dict[str, Any] = {"memories": items}
         if branch:
             body["branch"] = branch
-        stored = (await self.call("POST", "/v1/memories/batch", (201,), json=body))["memories"]
+        stored = await self.call("POST", "/v1/memories/batch", (201,), json=body)
         where = branch or self.active
         before = self.observed[where]
         after = await self.state(where)

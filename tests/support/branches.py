@@ -1,4 +1,5 @@
-"""HTTP helpers for the branch endpoints: create and check out."""
+"""HTTP helpers for the branch endpoints: create, check out, and a conflict between a branch and
+main."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from typing import Any
 from quart.typing import TestClientProtocol
 
 from tests.support.http import post_created, request_ok
+from tests.support.memories import correct
 
 Headers = dict[str, str]
 
@@ -22,3 +24,13 @@ async def check_out(client: TestClientProtocol, headers: Headers, name: str) -> 
     """Checks a branch out and asserts it became the active one."""
     body = await request_ok(client, "POST", f"/v1/branches/{name}/checkout", headers)
     assert body["active_branch"] == name
+
+
+async def correct_on_both_sides(
+    client: TestClientProtocol, headers: Headers, branch: str, memory_id: str, texts: list[str]
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Corrects a memory main had at the branch's fork on the branch, then on main (texts in
+    that order): a conflict. Returns the two corrections, the branch's first."""
+    ours = await correct(client, headers, memory_id, texts[0], branch=branch)
+    theirs = await correct(client, headers, memory_id, texts[1])
+    return ours, theirs

@@ -24,7 +24,7 @@ async def store_batch(
     """Stores memories in one batch call (asserts 201) and returns them in order."""
     response = await client.post("/v1/memories/batch", json={"memories": items}, headers=headers)
     assert response.status_code == 201, await response.get_data(as_text=True)
-    memories: list[dict[str, Any]] = (await response.get_json())["memories"]
+    memories: list[dict[str, Any]] = await response.get_json()
     assert len(memories) == len(items)
     return memories
 

@@ -14,7 +14,10 @@ from app.models.entities import (
     EntityList,
     EntityPage,
     EntityQuery,
+    LinkCounts,
     LinkEntities,
+    LinkEntitiesMany,
+    ManyEntityLinks,
     MemoryEntities,
     ProposedEntity,
 )
@@ -30,6 +33,7 @@ from app.services.versioning.versions import Link, Why
 MENTIONS = "MENTIONS"
 MANUAL = "manual"  # the source of links a caller makes
 KNOWN_PER_PREFIX = 50
+KNOWN_ENTITIES = 100  # the user's entities a candidates answer lists for the agent to reuse
 MAX_ALIASES = 20
 # Extraction of a few short texts is quicker than handing it to a thread.
 INLINE_EXTRACTION_CHARS = 2_000
@@ -131,36 +135,84 @@ async def list_page(registry: Registry, caller: Caller, query: EntityQuery) -> E
     return EntityPage(items=items, next_cursor=next_cursor)
 
 
-async def link_manually(registry: Registry, caller: Caller, request: LinkEntities) -> EntityLinks:
-    """Links named entities to one memory (source `manual`), as a change of that memory."""
+Linked = list[tuple[str, list[Mention]]]  # memory id -> the entities linked to it
+
+
+def link_counts(linked: Linked, existed: set[str], mentioned: set[tuple[str, str]]) -> LinkCounts:
+    """What linking made (pure): entities new to the user and existing ones reused (by key),
+    and links between a memory and an entity that were not `mentioned` before."""
+    keys = {mention.key for _, mentions in linked for mention in mentions}
+    pairs = {(memory_id, mention.key) for memory_id, mentions in linked for mention in mentions}
+    return LinkCounts(
+        entities_created=len(keys - existed),
+        entities_reused=len(keys & existed),
+        edges_created=len(pairs - mentioned),
+    )
+
+
+async def link_manually(
+    registry: Registry, caller: Caller, request: LinkEntities | LinkEntitiesMany
+) -> EntityLinks | ManyEntityLinks:
+    """Links named entities to memories (source `manual`) in one change: one memory in our
+    form, several in Memoria's, each answered in its own form."""
     scope = await scope_for(registry, caller, request.branch)
+    asked = (
+        [(request.memory_id, request.entities)]
+        if isinstance(request, LinkEntities)
+        else [(item.memory_id, item.entities) for item in request.entities]
+    )
+    memory_ids = list(dict.fromkeys(memory_id for memory_id, _ in asked))
     named = [
-        Mention(key=entity_key(item.name), name=item.name.strip(), type=item.type)
-        for item in request.entities
+        [Mention(key=entity_key(e.name), name=e.name.strip(), type=e.type) for e in entities]
+        for _, entities in asked
     ]
 
-    async def work(tx: Tx) -> list[ProposedEntity]:
+    async def work(tx: Tx) -> ManyEntityLinks:
         seq = await versions.open_change(tx, scope.user_id, scope.branch, Why("link"))
-        await active_memory(tx, scope, request.memory_id)
-        [mentions] = await canonical(tx.run, scope.user_id, [named])
-        links = await mention_links(tx, scope.user_id, [(request.memory_id, mentions)], MANUAL)
+        for memory_id in memory_ids:
+            await active_memory(tx, scope, memory_id)
+        found = await canonical(tx.run, scope.user_id, named)
+        linked = [
+            (memory_id, mentions) for (memory_id, _), mentions in zip(asked, found, strict=True)
+        ]
+        keys = list(dict.fromkeys(m.key for _, mentions in linked for m in mentions))
+        existed = await tx.run("entities/named", user_id=scope.user_id, keys=keys)
+        before = await tx.run("entities/mentioned", **scope.params(), memory_ids=memory_ids)
+        mentioned = {(row["memory_id"], key) for row in before for key in row["keys"]}
+        links = await mention_links(tx, scope.user_id, linked, MANUAL)
         await versions.link(tx, seq, scope.user_id, scope.branch, links)
         # An entity that existed keeps its name and type: the answer shows it as it is.
-        rows = await tx.run("entities/named", user_id=scope.user_id, keys=[m.key for m in mentions])
-        return [ProposedEntity(**row) for row in rows]
+        rows = await tx.run("entities/named", user_id=scope.user_id, keys=keys)
+        stored = {row["key"]: ProposedEntity(**row) for row in rows}
+        known = {row["key"] for row in existed}
+        return ManyEntityLinks(
+            links=[
+                EntityLinks(
+                    memory_id=memory_id,
+                    entities=[stored[mention.key] for mention in mentions],
+                    **link_counts([(memory_id, mentions)], known, mentioned).model_dump(),
+                )
+                for memory_id, mentions in linked
+            ],
+            **link_counts(linked, known, mentioned).model_dump(),
+        )
 
-    return EntityLinks(memory_id=request.memory_id, entities=await registry.graph.transaction(work))
+    answer = await registry.graph.transaction(work)
+    return answer.links[0] if isinstance(request, LinkEntities) else answer
 
 
 async def candidates(
     registry: Registry, caller: Caller, limit: int, branch: str | None
 ) -> EntityCandidates:
     """Active memories no LLM has extracted entities from yet, with the entities the
-    deterministic extractor proposes, for the calling agent to finish."""
+    deterministic extractor proposes and the user's entities (the first KNOWN_ENTITIES by
+    key), for the calling agent to finish."""
     scope = await scope_for(registry, caller, branch)
     rows = await registry.graph.read("entities/unprocessed", **scope.params(), limit=limit)
     found = await recognise(registry, scope.user_id, [row["content"] for row in rows])
+    known = await list_page(registry, caller, EntityQuery(limit=KNOWN_ENTITIES, branch=branch))
     return EntityCandidates(
+        existing_entities=known.entities,
         items=[
             MemoryEntities(
                 memory_id=row["memory_id"],
@@ -168,5 +220,5 @@ async def candidates(
                 entities=[ProposedEntity(key=m.key, name=m.name, type=m.type) for m in mentions],
             )
             for row, mentions in zip(rows, found, strict=True)
-        ]
+        ],
     )

@@ -12,6 +12,7 @@ from datetime import UTC, datetime
 
 from app.errors import no_llm
 from app.graph import Tx
+from app.models.common import answers_candidates
 from app.models.entities import EntityCandidates, Extracted, ExtractRequest
 from app.prompts import entities as prompt
 from app.registry import Registry
@@ -32,7 +33,7 @@ async def extract(
     """With an LLM, links the entities and relations it reads in up to `limit` memories no LLM
     has processed yet (source `llm`; its type replaces `other`); in candidates mode, what the
     candidates route answers."""
-    if request.mode == "candidates":
+    if answers_candidates(request.mode, registry.llm is not None):
         return await linking.candidates(registry, caller, request.limit, request.branch)
     if registry.llm is None:
         raise no_llm("entity extraction", "/v1/extract-entities/candidates")

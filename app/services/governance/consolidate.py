@@ -1,4 +1,5 @@
-"""Consolidate: contradictions between memories about the same entities, and orphans.
+"""Consolidate: contradictions between memories about the same entities, and orphans (graph
+nodes that point at nothing, and insights whose sources are all gone).
 
 Candidate pairs come from the graph (two active memories that mention a common entity and are
 close in meaning, not yet linked); `contradictions` reads whether they disagree. A pair that does
@@ -17,10 +18,11 @@ from datetime import UTC, datetime
 from typing import Any
 
 from app.graph import Row, Tx
-from app.models.governance import ConsolidateReport, Skipped
+from app.models.governance import ConsolidateReport, Orphans, Skipped
 from app.registry import Registry
 from app.services.governance import contradictions, cooldowns
 from app.services.governance.cooldowns import Trigger
+from app.services.memories import deletion
 from app.services.memory_view import still_active
 from app.services.scope import Caller, Scope, scope_for
 from app.services.versioning import versions
@@ -31,6 +33,8 @@ HUB_LIMIT = 500
 MAX_PAIRS = 2000
 CONFIDENCE_FACTOR = 0.3  # what a contradicted memory keeps of its confidence
 TRUST_GAP = 2  # tiers by which a newer memory must be less trusted to lose to an older one
+SOURCES_GONE = "every memory the insight was drawn from is gone"
+PAIRS_CAPPED = "compared the {} most similar pairs only: less similar ones were not compared"
 
 
 @dataclass(frozen=True)
@@ -147,10 +151,11 @@ async def _record(registry: Registry, scope: Scope, found: list[Contradiction]) 
     return await registry.graph.transaction(work)
 
 
-async def _repair(registry: Registry, scope: Scope) -> tuple[int, int]:
-    """In one change: removes CONTRADICTS links whose other end is no longer active, and gives
-    memories lowered in favour of a memory that is gone their confidence back. Returns
-    (links removed, memories restored)."""
+async def _repair(registry: Registry, scope: Scope) -> tuple[int, int, int]:
+    """In one change: removes CONTRADICTS links whose other end is no longer active, gives
+    memories lowered in favour of a memory that is gone their confidence back, and retires the
+    insights whose sources are all gone (as Memoria retires such "scenes"). Returns (links
+    removed, memories restored, insights retired)."""
     rows = await registry.graph.read(
         "governance/dangling_links", user_id=scope.user_id, branch=scope.branch
     )
@@ -173,17 +178,26 @@ async def _repair(registry: Registry, scope: Scope) -> tuple[int, int]:
         )
         for row in lowered
     ]
-    if not links and not restored:
-        return 0, 0
+    orphaned = await registry.graph.read("governance/orphaned_insights", **scope.params())
+    retired = [(row["memory_id"], deletion(SOURCES_GONE)) for row in orphaned]
+    if not links and not restored and not retired:
+        return 0, 0, 0
 
     async def work(tx: Tx) -> int:
         seq = await versions.open_change(
             tx, scope.user_id, scope.branch, Why("consolidate", "repair")
         )
-        await versions.revise(tx, seq, scope.user_id, scope.branch, restored)
+        await versions.revise(tx, seq, scope.user_id, scope.branch, restored + retired)
         return await versions.unlink(tx, seq, scope.user_id, scope.branch, links)
 
-    return await registry.graph.transaction(work), len(restored)
+    return await registry.graph.transaction(work), len(restored), len(retired)
+
+
+async def clean_orphans(registry: Registry, user_id: str) -> Orphans:
+    """Removes what points at nothing in the user's graph (governance does it too, as Memoria's
+    does): entities and sessions no memory node has, relations read from memories that are gone."""
+    [row] = await registry.graph.write("governance/orphans", user_id=user_id)
+    return Orphans(entities=row["entities"], sessions=row["sessions"], relations=row["relations"])
 
 
 async def _consolidate(registry: Registry, caller: Caller) -> ConsolidateReport:
@@ -198,16 +212,18 @@ async def _consolidate(registry: Registry, caller: Caller) -> ConsolidateReport:
     # Segmenting and extracting from many texts is blocking work.
     found = await asyncio.to_thread(find, pairs)
     lowered = await _record(registry, scope, found) if found else 0
-    dangling, restored = await _repair(registry, scope)
-    [orphans] = await registry.graph.write("governance/orphans", user_id=scope.user_id)
+    dangling, restored, retired = await _repair(registry, scope)
+    orphans = await clean_orphans(registry, scope.user_id)
     return ConsolidateReport(
         pairs_compared=len(pairs),
         contradictions=len(found),
         confidence_lowered=lowered,
         confidence_restored=restored,
-        orphan_entities=orphans["entities"],
-        orphan_sessions=orphans["sessions"],
-        dangling_links=dangling + orphans["relations"],
+        insights_retired=retired,
+        orphan_entities=orphans.entities,
+        orphan_sessions=orphans.sessions,
+        dangling_links=dangling + orphans.relations,
+        warnings=[PAIRS_CAPPED.format(MAX_PAIRS)] if len(pairs) >= MAX_PAIRS else [],
     )
 
 

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from app.errors import Conflict, no_llm
 from app.graph import Row
 from app.llm import LlmClient
+from app.models.common import answers_candidates
 from app.models.governance import (
     Cluster,
     ClusterMember,
@@ -175,7 +176,7 @@ async def reflect(
 ) -> Reflected | ReflectCandidates | Skipped:
     """POST /v1/reflect: insights with an LLM (once per cooldown unless forced); in candidates
     mode what the candidates route answers."""
-    if request.mode == "candidates":
+    if answers_candidates(request.mode, registry.llm is not None):
         return await candidates(registry, caller, request.limit)
     llm = registry.llm
     if llm is None:

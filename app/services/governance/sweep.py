@@ -1,6 +1,7 @@
 """Governance sweep: quarantine memories whose confidence has decayed too far, expire stale working
-memories and tool results, make long-deleted memories collectable, and tune the feedback
-weight; plus the admin trigger and the scheduled run over every user with changes."""
+memories and tool results, make long-deleted memories collectable, remove what points at
+nothing in the graph, and tune the feedback weight; plus the admin trigger and the scheduled
+run over every user with changes."""
 
 from __future__ import annotations
 
@@ -95,11 +96,13 @@ async def _clean(registry: Registry, scope: Scope) -> tuple[int, int, int, str |
 async def _govern(registry: Registry, caller: Caller) -> GovernanceReport:
     scope = await scope_for(registry, caller, None)
     quarantined, expired, collectable, snapshot_name = await _clean(registry, scope)
+    orphans = await consolidate.clean_orphans(registry, caller.user_id)
     tuned = await feedback.autotune(registry, caller.user_id)
     return GovernanceReport(
         quarantined=quarantined,
         expired=expired,
         collectable=collectable,
+        orphan_graph_cleaned=orphans.total,
         feedback_tuned=tuned.tuned,
         feedback_weight=tuned.current.feedback_weight,
         snapshot_name=snapshot_name,

@@ -101,7 +101,7 @@ async def _export_lines(registry: Registry, user_id: str, start: Row) -> AsyncIt
     )
     settings = {
         name: value.isoformat() if isinstance(value, datetime) else value
-        for name in USER_SETTINGS
+        for name in (*USER_SETTINGS, "collected_through")
         if (value := start[name]) is not None
     }
     yield _line({"kind": "user", **settings})
@@ -257,7 +257,11 @@ async def _write(tx: Tx, user_id: str, plan: Plan) -> tuple[Counts, Counts]:
     """Everything in the caller's transaction, after the user's lock; Conflict when the user
     holds what the file does not."""
     [claim] = await tx.run(
-        "transfer/claim_user", user_id=user_id, seq=plan.seq, settings=plan.settings
+        "transfer/claim_user",
+        user_id=user_id,
+        seq=plan.seq,
+        settings=plan.settings,
+        collected_through=plan.collected_through,
     )
     [foreign] = await tx.run(
         "transfer/foreign",

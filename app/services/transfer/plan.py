@@ -45,6 +45,7 @@ class Plan:
     settings: Row
     seq: int
     remapped: int
+    collected_through: int  # see records.UserState
     encode: list[int] = field(default_factory=list)  # indexes into nodes to embed
 
 
@@ -177,5 +178,6 @@ def plan_import(file: File, mapping: dict[str, str], model_id: str) -> Plan:
         settings=settings,
         seq=file.header.seq,
         remapped=len(mapping),
+        collected_through=(user.collected_through if user else None) or 0,
         encode=encode,
     )

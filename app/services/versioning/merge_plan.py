@@ -97,3 +97,18 @@ def diverged(row: Row, base_seq: int) -> bool:
     if theirs is None or theirs["created_seq"] <= base_seq:
         return False
     return forked is None or carried(theirs) != carried(forked)
+
+
+def conflicts(changes: list[Row], base_seq: int) -> dict[str, str]:
+    """The branch's changes that conflict with the target (pure), each with the memory the
+    target changed: a memory the target changed too since the fork, and the branch's
+    correction of one (two corrections of one memory would both stand)."""
+    rows = {row["branch_memory"]["memory_id"]: row for row in changes}
+    because: dict[str, str] = {}
+    for memory_id, row in rows.items():
+        if diverged(row, base_seq):
+            because[memory_id] = memory_id
+            correction = row["branch_memory"].get("superseded_by")
+            if correction in rows:
+                because[correction] = memory_id
+    return because

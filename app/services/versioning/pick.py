@@ -1,15 +1,27 @@
-"""Pick: promote chosen changes of a branch into main (or another target branch)."""
+"""Pick: promote chosen changes of a branch into main (or another target branch); Memoria's
+selective apply is a pick of the memories its entries name."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 from app.errors import Conflict, Invalid, NotFound
 from app.graph import Row, Tx
-from app.models.branches import PREVIEW_CHARS, Action, Pick, Picked, PickItem
+from app.models.branches import (
+    PREVIEW_CHARS,
+    Action,
+    Applied,
+    ApplyChanges,
+    MemoriaPick,
+    Pick,
+    Picked,
+    PickItem,
+)
 from app.models.memories import RetrieveRequest
 from app.pagination import Paging
 from app.registry import Registry
 from app.services.retrieval import pipeline
-from app.services.scope import Caller, Scope, scope_for
+from app.services.scope import MAIN, Caller, Scope, scope_for
 from app.services.versioning import branches, merge_plan, snapshots, versions
 from app.services.versioning.versions import Why
 
@@ -72,26 +84,20 @@ def _item(props: Row, action: Action, rows: dict[str, Row], conflicts: set[str])
     )
 
 
-def _plan(changes: list[Row], base_seq: int, request: Pick) -> Plan:
+def _plan(changes: list[Row], base_seq: int, request: Pick, accepted: frozenset[str]) -> Plan:
     """What the pick applies (new, changed, deactivated), every item it applies in memory id
     order, and how many conflicts the strategy leaves out; Conflict for strategy `fail`
-    outside a dry run.
+    outside a dry run. `accepted` conflicts are applied whatever the strategy.
 
-    A picked memory conflicts when the target changed it too since the fork, or changed the
-    memory it corrects (two corrections of one memory would both stand).
+    Conflicts: see merge_plan.conflicts.
     """
     rows = {row["branch_memory"]["memory_id"]: row for row in changes}
-    because: dict[str, str] = {}  # a conflicting memory -> the one the target changed
-    for memory_id, row in rows.items():
-        if merge_plan.diverged(row, base_seq):
-            because[memory_id] = memory_id
-            correction = row["branch_memory"].get("superseded_by")
-            if correction in rows:
-                because[correction] = memory_id
+    because = merge_plan.conflicts(changes, base_seq)
     conflicts = set(because)
     new, changed, deactivated = merge_plan.plan(changes)
     applied = {props["memory_id"] for props in new + changed + deactivated}
-    if conflicts & applied and request.strategy == "fail" and not request.dry_run:
+    refused = (conflicts & applied) - accepted
+    if refused and request.strategy == "fail" and not request.dry_run:
         raise Conflict(
             f"picked memories changed on {request.target} since the fork too: "
             'pick with strategy "skip" or "accept"',
@@ -102,14 +108,14 @@ def _plan(changes: list[Row], base_seq: int, request: Pick) -> Plan:
                     "branch_content": rows[memory_id]["branch_memory"]["content"],
                     "target_content": rows[because[memory_id]]["target_memory"]["content"],
                 }
-                for memory_id in sorted(conflicts & applied)
+                for memory_id in sorted(refused)
             ],
         )
     skipped = 0
     if request.strategy == "skip":
-        skipped = len(conflicts & applied)
+        skipped = len(refused)
         new, changed, deactivated = (
-            [props for props in group if props["memory_id"] not in conflicts]
+            [props for props in group if props["memory_id"] not in refused]
             for group in (new, changed, deactivated)
         )
     items = sorted(
@@ -121,44 +127,46 @@ def _plan(changes: list[Row], base_seq: int, request: Pick) -> Plan:
     return new, changed, deactivated, items, skipped
 
 
-async def pick(registry: Registry, caller: Caller, name: str, request: Pick) -> Picked:
-    """POST /v1/branches/{name}/pick: in one change of the target after a safety snapshot (so a
-    rollback undoes it), or only planned with `dry_run`."""
+@dataclass(frozen=True)
+class Outcome:
+    """A pick done (or planned): its plan, the target's safety snapshot, and the corrections
+    the accepted conflicts took along (by the memory they correct)."""
+
+    plan: Plan
+    snapshot_name: str | None = None
+    corrections: dict[str, str] = field(default_factory=dict)
+
+
+async def run(
+    registry: Registry,
+    caller: Caller,
+    name: str,
+    request: Pick,
+    accepted: frozenset[str] = frozenset(),
+) -> Outcome:
+    """The pick of a branch's changes into the target: in one change of the target after a
+    safety snapshot (so a rollback undoes it), or only planned with `dry_run`. A picked
+    correction takes the memory it corrects along, and an `accepted` conflict its correction."""
     if request.target == name:
         raise Invalid("a branch cannot be picked into itself")
     branch = await branches.get(registry, caller.user_id, name)
     target = await scope_for(registry, caller, request.target)
     picked = await _selected(registry, caller, name, request)
-    corrected = await registry.graph.read(
+    rows = await registry.graph.read(
         "branches/superseded", user_id=caller.user_id, name=name, memory_ids=picked
     )
-    picked = sorted({*picked, *(row["memory_id"] for row in corrected)})
-    paging = Paging.of(request.cursor, request.limit)
+    corrected = {row["memory_id"] for row in rows if row["superseded_by"] in picked}
+    # An accepted conflict over a memory is settled the branch's way: with its correction.
+    corrections = {r["memory_id"]: r["superseded_by"] for r in rows if r["memory_id"] in accepted}
+    accepted |= set(corrections.values())
+    picked = sorted({*picked, *corrected, *corrections.values()})
     query = merge_plan.since_fork(caller.user_id, branch, target, picked)
-
-    def answer(plan: Plan, snapshot_name: str | None = None) -> Picked:
-        new, changed, deactivated, items, skipped = plan
-        listed = [item for item in items if paging.after is None or item.memory_id > paging.after]
-        page, next_cursor = paging.page(listed, lambda item: item.memory_id)
-        return Picked(
-            branch=name,
-            target=target.branch,
-            strategy=request.strategy,
-            dry_run=request.dry_run,
-            added=len(new),
-            replaced=len(changed),
-            removed=len(deactivated),
-            skipped=skipped,
-            snapshot_name=snapshot_name,
-            items=page,
-            next_cursor=next_cursor,
-        )
 
     if request.dry_run:
         changes = await registry.graph.read("branches/changes", **query)
-        return answer(_plan(changes, branch["base_seq"], request))
+        return Outcome(_plan(changes, branch["base_seq"], request, accepted), None, corrections)
 
-    async def work(tx: Tx) -> Picked:
+    async def work(tx: Tx) -> Outcome:
         seq = await versions.open_change(
             tx,
             caller.user_id,
@@ -166,12 +174,79 @@ async def pick(registry: Registry, caller: Caller, name: str, request: Pick) -> 
             Why("pick", f"from {name}"),
             needs=[target.branch, name],
         )
-        plan = _plan(await tx.run("branches/changes", **query), branch["base_seq"], request)
+        changes = await tx.run("branches/changes", **query)
+        plan = _plan(changes, branch["base_seq"], request, accepted)
         new, changed, deactivated, _items, _skipped = plan
         safety = await _apply(registry, tx, seq, target, name, new, changed + deactivated)
-        return answer(plan, safety)
+        return Outcome(plan, safety, corrections)
 
     return await registry.graph.transaction(work)
+
+
+async def pick(
+    registry: Registry, caller: Caller, name: str, request: Pick | MemoriaPick
+) -> Picked:
+    """POST /v1/branches/{name}/pick, in our form or Memoria's: what was (or would be) applied,
+    a page of its items."""
+    skip = 0
+    if isinstance(request, MemoriaPick):
+        skip, request = request.skipped_items, request.as_pick()
+    paging = Paging.of(request.cursor, request.limit)
+    outcome = await run(registry, caller, name, request)
+    new, changed, deactivated, items, skipped = outcome.plan
+    listed = [item for item in items if paging.after is None or item.memory_id > paging.after]
+    page, next_cursor = paging.page(listed[skip:], lambda item: item.memory_id)
+    return Picked(
+        branch=name,
+        target=request.target,
+        strategy=request.strategy,
+        dry_run=request.dry_run,
+        added=len(new),
+        replaced=len(changed),
+        removed=len(deactivated),
+        skipped=skipped,
+        snapshot_name=outcome.snapshot_name,
+        items=page,
+        next_cursor=next_cursor,
+    )
+
+
+async def apply(registry: Registry, caller: Caller, name: str, request: ApplyChanges) -> Applied:
+    """POST /v1/branches/{name}/apply (Memoria's): a pick into main of the memories its
+    entries name, conflicts left out unless accepted; which entries were applied."""
+    if name == MAIN:
+        raise Invalid("main is what branches are applied into: name a branch")
+    outcome = Outcome(([], [], [], [], 0))
+    if request.memory_ids:
+        outcome = await run(
+            registry,
+            caller,
+            name,
+            Pick(memory_ids=request.memory_ids, strategy="skip"),
+            frozenset(request.accept_branch_conflicts),
+        )
+    done = {item.memory_id for item in outcome.plan[3]}
+
+    def applied(memory_id: str) -> bool:
+        """Whether the memory, or (an accepted conflict) its correction, was applied."""
+        return memory_id in done or outcome.corrections.get(memory_id) in done
+
+    def split(entries: list[str]) -> tuple[list[str], list[str]]:
+        return [e for e in entries if applied(e)], [e for e in entries if not applied(e)]
+
+    adds, removes = split(request.adds), split(request.removes)
+    conflicts = split(request.accept_branch_conflicts)
+    return Applied(
+        applied_adds=adds[0],
+        skipped_adds=adds[1],
+        applied_updates=[pair.label for pair in request.updates if pair.new_id in done],
+        skipped_updates=[pair.label for pair in request.updates if pair.new_id not in done],
+        applied_removes=removes[0],
+        skipped_removes=removes[1],
+        applied_conflicts=conflicts[0],
+        skipped_conflicts=conflicts[1],
+        snapshot_name=outcome.snapshot_name,
+    )
 
 
 async def _apply(

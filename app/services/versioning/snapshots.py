@@ -13,15 +13,18 @@ from app.errors import Conflict, NotFound
 from app.graph import Row, Tx
 from app.models.memories import is_metadata
 from app.models.snapshots import (
+    DeleteSnapshots,
     Detail,
     Diff,
     Modified,
     RolledBack,
     Snapshot,
     SnapshotDetail,
+    SnapshotListQuery,
+    SnapshotsDeleted,
 )
 from app.registry import Registry
-from app.services.memory_view import to_snapshot_memory
+from app.services.memory_view import active_count, to_snapshot_memory
 from app.services.scope import Caller, scope_for
 from app.services.versioning import versions
 from app.services.versioning.versions import Why
@@ -85,6 +88,15 @@ async def list_all(registry: Registry, caller: Caller) -> list[Snapshot]:
     return [Snapshot(**row["snapshot"]) for row in rows]
 
 
+async def list_slice(
+    registry: Registry, caller: Caller, query: SnapshotListQuery
+) -> list[Snapshot]:
+    """GET /v1/snapshots: newest first, `offset` skipped, at most `limit`."""
+    listed = await list_all(registry, caller)
+    end = None if query.limit is None else query.offset + query.limit
+    return listed[query.offset : end]
+
+
 async def get(registry: Registry, user_id: str, name: str) -> Snapshot:
     rows = await registry.graph.read("snapshots/get", user_id=user_id, name=name)
     if not rows:
@@ -117,12 +129,29 @@ async def detail(
     )
 
 
+async def _delete(registry: Registry, user_id: str, names: list[str]) -> list[str]:
+    """Deletes the user's snapshots of these names; returns the names deleted."""
+    if not names:
+        return []
+    rows = await registry.graph.write("snapshots/delete", user_id=user_id, names=names)
+    deleted: list[str] = rows[0]["deleted"] if rows else []
+    return deleted
+
+
 async def delete(registry: Registry, caller: Caller, name: str) -> Snapshot:
     snapshot = await get(registry, caller.user_id, name)
-    rows = await registry.graph.write("snapshots/delete", user_id=caller.user_id, name=name)
-    if not rows[0]["deleted"]:  # a concurrent delete took it first
+    if not await _delete(registry, caller.user_id, [name]):  # a concurrent delete took it first
         raise NotFound(f"snapshot {name} not found")
     return snapshot
+
+
+async def delete_many(
+    registry: Registry, caller: Caller, request: DeleteSnapshots
+) -> SnapshotsDeleted:
+    """POST /v1/snapshots/delete: the snapshots the request selects (user and safety ones)."""
+    chosen = [s.name for s in await list_all(registry, caller) if request.selects(s)]
+    deleted = await _delete(registry, caller.user_id, chosen)
+    return SnapshotsDeleted(deleted=len(deleted), names=deleted)
 
 
 def _shown(props: Row | None) -> Row | None:
@@ -164,6 +193,7 @@ async def diff(registry: Registry, caller: Caller, name: str, limit: int) -> Dif
         )
     )[0]
     added, removed, modified = compare(row["then"], row["now"])
+    scope = await scope_for(registry, caller, snapshot.branch)
     return Diff(
         snapshot=name,
         branch=snapshot.branch,
@@ -179,6 +209,7 @@ async def diff(registry: Registry, caller: Caller, name: str, limit: int) -> Dif
         ],
         counts={"added": len(added), "removed": len(removed), "modified": len(modified)},
         truncated=max(len(added), len(removed), len(modified)) > limit,
+        current_count=await active_count(registry, scope),
     )
 
 
