@@ -32,16 +32,21 @@ def metadata(props: Row) -> dict[str, Any]:
     }
 
 
-# What every memory node holds. Reads take no locks: a node deleted while a read projected it
-# (its branch dropped under a search) comes back with some of these, or none.
+# What every memory node holds, and to_memory reads: all of it. Reads take no locks: a node
+# deleted while a read projected it (its branch dropped under a search) comes back with some of
+# these, or none.
 NODE_FIELDS = (
     "memory_id",
+    "user_id",
+    "branch",
     "content",
     "memory_type",
     "trust_tier",
     "initial_confidence",
+    "is_active",
     "observed_at",
     "created_at",
+    "updated_at",
 )
 
 
