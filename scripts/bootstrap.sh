@@ -32,4 +32,15 @@ if ! .venv/bin/redis-server --version >/dev/null 2>&1 && ! command -v redis-serv
     echo "no Redis server could be installed: the shared rate-limit test will be skipped" >&2
   fi
 fi
+# Debian's Chromium, for the browser tests (tests/support/browser.py drives it through
+# Playwright's Python package; no browser is downloaded).
+if ! command -v chromium >/dev/null; then
+  if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null; then
+    echo "installing chromium (apt) ..." >&2
+    apt-get update -qq >/dev/null
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium >/dev/null
+  else
+    echo "no Chromium could be installed: the browser tests will fail" >&2
+  fi
+fi
 neo4j/server.sh assemble

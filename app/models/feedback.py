@@ -75,3 +75,12 @@ class TuneResult(BaseModel):
     previous: RetrievalParams | None = None
     current: RetrievalParams
     rule: dict[str, float] | None = None
+
+
+class FeedbackGiven(BaseModel):
+    """One signal given on a memory, as recorded."""
+
+    feedback_id: str
+    signal: Signal
+    context: str
+    created_at: datetime
