@@ -8,6 +8,7 @@ signed-in user, and hold no logic of their own.
 from __future__ import annotations
 
 from quart import Quart
+from quart_schema import hide
 
 from app.config import Settings
 from app.console import governance, graph, memories, operators, sign_in, versioning
@@ -19,6 +20,9 @@ PAGES = (sign_in, memories, graph, versioning, governance, operators)
 
 
 def register(app: Quart, settings: Settings) -> None:
-    """Serves the console at /console."""
+    """Serves the console at /console (pages for people, left out of /openapi.json)."""
     app.extensions[EXTENSION] = Cookies(settings)
     app.register_blueprint(blueprint)
+    for endpoint, view in app.view_functions.items():
+        if endpoint.startswith(f"{blueprint.name}."):
+            hide(getattr(view, "__func__", view))

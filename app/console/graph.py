@@ -14,7 +14,7 @@ from app.console.web import blueprint, caller, page
 from app.models.entities import EntityQuery
 from app.models.neighbourhood import Neighbourhood
 
-LABEL_CHARS = 48
+LABEL_CHARS = 40
 
 
 def _label(text: str) -> str:

@@ -25,6 +25,13 @@ async def operators() -> Response:
     return await page("operators.html", users=users)
 
 
+@blueprint.get("/operators/user")
+async def find_user() -> Response:
+    operator()
+    asked = decoded(ViewAs, filled(request.args, "user_id"))
+    return back_to("console.user", user_id=asked.user_id)
+
+
 @blueprint.get("/operators/users/<user_id>")
 async def user(user_id: str) -> Response:
     operator()

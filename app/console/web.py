@@ -62,7 +62,8 @@ SECURITY_HEADERS = {
     "Content-Security-Policy": CONTENT_SECURITY_POLICY,
     "X-Content-Type-Options": "nosniff",
     "X-Frame-Options": "DENY",
-    "Referrer-Policy": "no-referrer",
+    # Not no-referrer: under it the browser sends "Origin: null" with the forms' POSTs.
+    "Referrer-Policy": "same-origin",
     "Cross-Origin-Opener-Policy": "same-origin",
 }
 
@@ -337,7 +338,11 @@ def number(value: Any) -> str:
 
 @blueprint.app_template_filter("short_id")
 def short_id(value: str | None) -> str:
-    return "—" if not value else value[:8]
+    """An id cut short: its start and its end (time-ordered ids made close together share their
+    start)."""
+    if not value:
+        return "—"
+    return value if len(value) <= 12 else f"{value[:4]}…{value[-6:]}"
 
 
 @blueprint.app_template_filter("kind")

@@ -11,6 +11,8 @@ from quart.typing import TestClientProtocol
 
 # quart-schema's document itself, its viewers, and Quart's static files.
 UNDOCUMENTED_ENDPOINTS = {"static", "openapi", "swagger_ui", "redoc_ui", "scalar_ui"}
+# The memory console's HTML pages (app/console) are not part of the API.
+CONSOLE = "console."
 IMPLICIT_METHODS = {"HEAD", "OPTIONS"}
 PATH_PARAMETER = re.compile(r"<(?:[^:<>]*:)?([^<>]+)>")
 
@@ -27,7 +29,7 @@ def _operations(app: Quart, document: dict[str, Any]) -> list[tuple[str, dict[st
     """(label, documented operation) for every route and method the app serves."""
     found = []
     for rule in app.url_map.iter_rules():
-        if rule.endpoint in UNDOCUMENTED_ENDPOINTS:
+        if rule.endpoint in UNDOCUMENTED_ENDPOINTS or rule.endpoint.startswith(CONSOLE):
             continue
         path = PATH_PARAMETER.sub(r"{\1}", rule.rule)
         for method in sorted((rule.methods or set()) - IMPLICIT_METHODS):

@@ -22,6 +22,13 @@ def form_token(page: str) -> str:
     return html.unescape(found.group(1))
 
 
+def token_of_form(page: str, action: str) -> str:
+    """The token the page's form that posts to `action` carries."""
+    start = page.find(f'action="{html.escape(action)}"')
+    assert start >= 0, f"the page has no form that posts to {action}"
+    return form_token(page[start:])
+
+
 def memory_ids(page: str) -> list[str]:
     """The memories a page links to, in order."""
     return list(dict.fromkeys(MEMORY_LINK.findall(page)))
@@ -61,10 +68,10 @@ class Console:
             form["csrf_token"] = token
         return await self.client.post(path, form=form)
 
-    async def submit(self, path: str, **fields: Any) -> str:
-        """Posts a form as a page would (with the token of the page it is on, here the memories
-        page's) and follows its redirect; the page it leads to."""
-        token = form_token(await self.page("/console/memories"))
+    async def submit(self, on: str, path: str, **fields: Any) -> str:
+        """Posts the form of page `on` that posts to `path`, as the browser would (with the
+        token in that form), and follows its redirect; the page it leads to."""
+        token = token_of_form(await self.page(on), path)
         response = await self.post(path, token, **fields)
         body = await response.get_data(as_text=True)
         assert response.status_code == 303, (response.status_code, problem(body) or body[:500])

@@ -11,14 +11,16 @@
     container: container,
     elements: JSON.parse(data.textContent),
     wheelSensitivity: 0.3,
+    minZoom: 0.2,
+    maxZoom: 1.6,
     style: [
       {
         selector: "node",
         style: {
           label: "data(label)",
           "font-size": 11,
-          "text-wrap": "ellipsis",
-          "text-max-width": 160,
+          "text-wrap": "wrap",
+          "text-max-width": 130,
           "text-valign": "bottom",
           "text-margin-y": 4,
           color: "#1d2430",
@@ -28,11 +30,23 @@
         },
       },
       { selector: 'node[kind = "center"]', style: { "background-color": "#b42318", width: 28, height: 28, "font-weight": "bold" } },
-      { selector: 'node[kind = "memory"]', style: { "background-color": "#1f7a4d", shape: "round-rectangle", width: 14, height: 14, color: "#3d4654" } },
+      { selector: 'node[kind = "memory"]', style: { "background-color": "#1f7a4d", shape: "round-rectangle", width: 14, height: 14, color: "#5d6878", "font-size": 9 } },
       { selector: "edge", style: { width: 1.2, "line-color": "#c5cdd8", "curve-style": "bezier", label: "data(label)", "font-size": 9, color: "#5d6878" } },
       { selector: "node:active, node:selected", style: { "overlay-opacity": 0.15 } },
     ],
-    layout: { name: "cose", animate: false, nodeRepulsion: 9000, idealEdgeLength: 90, padding: 20 },
+    // Rings around the entity: the memories that mention it, then the entities beyond them.
+    layout: {
+      name: "concentric",
+      animate: false,
+      padding: 30,
+      minNodeSpacing: 55,
+      concentric: function (node) {
+        return { center: 3, memory: 2, entity: 1 }[node.data("kind")];
+      },
+      levelWidth: function () {
+        return 1;
+      },
+    },
   });
   cy.on("tap", "node", function (event) {
     var href = event.target.data("href");
