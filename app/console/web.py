@@ -31,7 +31,7 @@ from app.errors import DomainError, Forbidden, Unauthenticated, status_of
 from app.ratelimit import OperationClass
 from app.services import keys
 from app.services.governance import confidence
-from app.services.scope import Caller
+from app.services.scope import MAIN, Caller
 
 log = logging.getLogger(__name__)
 EXTENSION = "console"
@@ -126,8 +126,8 @@ def operator() -> Viewer:
     return found
 
 
-def view_as(user_id: str) -> None:
-    """Shows the operator this user's console from the next page on."""
+def view_as(user_id: str | None) -> None:
+    """Shows the operator this user's console (None: none) from the next page on."""
     g.console_session = replace(_session(), user_id=user_id)
     g.console_session_changed = True
 
@@ -143,7 +143,7 @@ async def _viewer_of(session: Session) -> Viewer:
     if session.master is None or not same_token(session.master, cookies().master_fingerprint()):
         raise Unauthenticated("the master key has changed")
     if session.user_id is None:
-        return Viewer(None, None, True, "main")
+        return Viewer(None, None, True, MAIN)
     acted_for = await keys.acting_for(registry(), session.user_id)
     return Viewer(session.user_id, None, True, acted_for.active_branch)
 
@@ -177,6 +177,10 @@ async def signed_in() -> ResponseReturnValue | None:
         g.console_viewer = await _viewer_of(session)
     except Unauthenticated as error:
         return await sign_in_page(status=401, notice=f"You were signed out: {error.detail}.")
+    except Forbidden as error:  # the user an operator views was deactivated meanwhile
+        g.console_viewer = Viewer(None, None, True, MAIN)
+        view_as(None)
+        notify(f"{error.detail}.")
     logs.note_user(g.console_viewer.user_id)
     if request.method == "POST":
         await check_form(session.csrf)
@@ -294,6 +298,8 @@ async def limited(operation: OperationClass) -> None:
 async def domain_error(error: DomainError) -> Response:
     if isinstance(error, Unauthenticated):
         return await sign_in_page(status=401, notice=f"You were signed out: {error.detail}.")
+    if g.get("console_viewer") is None:  # failed before it knew who is looking
+        return await sign_in_page(status=status_of(error), problem=error.detail)
     return await page("error.html", status=status_of(error), detail=error.detail)
 
 

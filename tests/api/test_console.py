@@ -9,7 +9,7 @@ import uuid
 import pytest_asyncio
 from quart import Quart
 
-from tests.conftest import MASTER_KEY, User, create_user
+from tests.conftest import MASTER, MASTER_KEY, User, create_user
 from tests.support.console import Console, form_token, memory_ids, problem
 
 SCRIPT = '<script>document.title="owned"</script><img src=x onerror=alert(1)> Rita runs billing'
@@ -182,6 +182,17 @@ async def test_the_session_cookie_is_secure_over_tls(app: Quart, user: User) -> 
     assert "; Secure" in _cookie(response, "memory_console")
 
 
+async def test_the_console_opens_at_its_bare_path(app: Quart) -> None:
+    response = await app.test_client().get("/console", follow_redirects=True)
+    assert response.status_code == 401  # the sign-in form, in place of the page asked for
+    assert 'name="credential"' in await response.get_data(as_text=True)
+
+
+async def test_the_console_is_not_part_of_the_api_document(app: Quart) -> None:
+    document = await (await app.test_client().get("/openapi.json")).get_json()
+    assert not [path for path in document["paths"] if path.startswith("/console")]
+
+
 async def test_a_wrong_key_does_not_sign_in(app: Quart) -> None:
     client = app.test_client()
     page = await (await client.get("/console/sign-in")).get_data(as_text=True)
@@ -227,7 +238,9 @@ async def test_an_operator_views_a_user_and_users_cannot_open_the_operators_page
     await console.page("/console/operators", status=403)
     operator = Console(app.test_client())
     landing = await operator.sign_in(MASTER_KEY)
-    assert "Users" in landing  # no user chosen yet: the operators' page
+    assert 'id="users"' in landing  # no user chosen yet: the operators' page
+    sent_back = await operator.page("/console/memories")
+    assert 'id="users"' in sent_back and "Choose a user to view first" in sent_back
     user_page = await operator.page(f"/console/operators/users/{user.user_id}")
     assert user.raw_key[:12] in user_page  # the key's prefix, never the key
     assert user.raw_key not in user_page
@@ -318,3 +331,13 @@ async def test_the_graph_page_draws_an_entitys_neighbourhood(
     assert {f"m:{first}", f"m:{second}"} <= set(nodes)
     assert nodes[f"m:{first}"]["href"] == f"/console/memories/{first}"
     assert any(data["kind"] == "entity" and "Priya" in data["label"] for data in nodes.values())
+
+
+async def test_an_operator_viewing_a_user_who_is_deactivated_is_sent_back(app: Quart) -> None:
+    user = await create_user(app.test_client(), "deactivated")
+    operator = Console(app.test_client())
+    await operator.sign_in(MASTER_KEY, user.user_id)
+    response = await app.test_client().delete(f"/admin/users/{user.user_id}", headers=MASTER)
+    assert response.status_code == 200
+    page = await operator.page("/console/memories")
+    assert 'id="users"' in page and f"user {user.user_id} is deactivated" in page
