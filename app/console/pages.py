@@ -47,7 +47,7 @@ async def memories_page(registry: Registry, caller: Caller, filters: MemoryFilte
     if filters.q:
         found, branch_list = await asyncio.gather(
             pipeline.hybrid(registry, caller, filters.search(), mode="retrieve"),
-            branches.list_all(registry, caller),
+            branches.list_all(registry, caller, counted=False),
         )
         assert isinstance(found, dict), "an explained retrieve answers results and explain"
         explain = dict(found["explain"])
@@ -61,7 +61,8 @@ async def memories_page(registry: Registry, caller: Caller, filters: MemoryFilte
             filters, branch_list, results=found["results"], explain=explain, ranking=by_id
         )
     listing, branch_list = await asyncio.gather(
-        memories.query(registry, caller, filters.listing()), branches.list_all(registry, caller)
+        memories.query(registry, caller, filters.listing()),
+        branches.list_all(registry, caller, counted=False),
     )
     return MemoriesPage(filters, branch_list, listing=listing)
 
@@ -96,7 +97,8 @@ class VersioningPage:
 
 async def versioning_page(registry: Registry, caller: Caller) -> VersioningPage:
     found, branch_list = await asyncio.gather(
-        snapshots.list_all(registry, caller), branches.list_all(registry, caller)
+        snapshots.list_all(registry, caller),
+        branches.list_all(registry, caller, counted=False),
     )
     return VersioningPage(found, branch_list)
 
