@@ -336,8 +336,11 @@ def when(value: datetime | str | None) -> str:
 
 @blueprint.app_template_filter("number")
 def number(value: Any) -> str:
-    """A figure of an explanation: floats to four places, anything else as it is."""
-    if isinstance(value, bool) or not isinstance(value, float):
+    """A figure of an explanation or a report: floats to four places, flags as yes or no,
+    anything else as it is."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if not isinstance(value, float):
         return str(value)
     return f"{value:.4f}"
 

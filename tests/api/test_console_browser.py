@@ -28,6 +28,7 @@ STORED = [
     ("A vague rumour that the cafeteria closes early", {"trust_tier": "T4"}),
 ]
 WEAK = "A vague rumour that the cafeteria closes early"
+DISAGREEING = ("The Falcon team's office is in Berlin", "The Falcon team's office is in Munich")
 
 
 @pytest_asyncio.fixture(loop_scope="session")
@@ -146,10 +147,17 @@ async def test_a_person_walks_through_the_console(served: str, browser: Browser)
         await page.click("#apply-pick")
         await expect(page.locator(".notice")).to_contain_text("1 added")
 
-        # Governance quarantines the weak memory; the person restores it.
+        # Governance quarantines the weak memory, consolidate finds two that disagree; the
+        # person sees both and restores the quarantined one.
         report = await http.post("/v1/governance?force=true", headers=headers)
         assert report.json()["quarantined"] == 1, report.text
+        for content in DISAGREEING:
+            stored = await http.post("/v1/memories", json={"content": content}, headers=headers)
+            assert stored.status_code == 201, stored.text
+        report = await http.post("/v1/consolidate?force=true", headers=headers)
+        assert report.json()["contradictions"] == 1, report.text
         await page.goto(f"{served}/console/governance")
+        await expect(page.locator("#contradictions .side.kept")).to_contain_text("Munich")
         row = page.locator("#quarantine tr", has_text="cafeteria")
         await expect(row).to_contain_text("decayed confidence")
         await expect(page.locator("#runs")).to_contain_text("governance")
