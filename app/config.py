@@ -29,8 +29,10 @@ class Settings(BaseSettings):
     llm_api_key: SecretStr = SecretStr("")
     llm_base_url: str = "https://api.openai.com/v1"
     llm_model: str = "gpt-4o-mini"
-    llm_timeout_s: float = 60.0
-    llm_max_retries: int = Field(default=2, ge=0, le=10)  # of a transient error (timeout, 429, 5xx)
+    # The deadline of one LLM request, its retries included (a request that needs the LLM waits
+    # at most this long for it); retries are of a transient error (no connection, 429, a 5xx).
+    llm_timeout_s: float = Field(default=60.0, gt=0)
+    llm_max_retries: int = Field(default=2, ge=0, le=10)
     rate_limit_storage_uri: str = "memory://"
     rate_limits_enabled: bool = True
     metrics_port: int = 0  # also serve /metrics without credentials on this port (0: do not)

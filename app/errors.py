@@ -71,6 +71,17 @@ def database_unavailable() -> Unavailable:
     return Unavailable("the database is unavailable", retry_after_s=DATABASE_RETRY_AFTER_S)
 
 
+# What a client is told to wait after the LLM failed it (unless the LLM said when to come back):
+# long enough for a rate limit or an overloaded model to pass, short enough to retry by hand.
+LLM_RETRY_AFTER_S = 30
+
+
+def llm_unavailable(detail: str, retry_after_s: int | None = None) -> Unavailable:
+    """The configured LLM failed a request (no answer in time, an error, an unusable answer):
+    503 with Retry-After, the LLM's own when it gave one."""
+    return Unavailable(detail, retry_after_s=retry_after_s or LLM_RETRY_AFTER_S)
+
+
 NO_LLM = "no LLM is configured"
 
 

@@ -11,8 +11,9 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-# Fields an access log line adds with `extra=` (see app/api/access.py).
-ACCESS_FIELDS = ("method", "status", "duration_ms")
+# Fields a log line adds with `extra=`: an access line's (app/api/access.py), an LLM failure's
+# (app/llm.py).
+EXTRA_FIELDS = ("method", "status", "duration_ms", "feature", "attempts", "reason")
 
 
 @dataclass
@@ -55,7 +56,7 @@ class JsonLines(logging.Formatter):
             entry.update(
                 request_id=context.request_id, route=context.route, user_id=context.user_id
             )
-        for name in ACCESS_FIELDS:
+        for name in EXTRA_FIELDS:
             if hasattr(record, name):
                 entry[name] = getattr(record, name)
         if record.exc_info:

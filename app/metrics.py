@@ -1,7 +1,7 @@
 """The service's Prometheus metrics (prometheus-client, the process's default registry).
 
 Labels are routes (URL rules such as `/v1/memories/<memory_id>`), methods, statuses, stage,
-operation, job, task and statement names: never memory content, ids, users or keys.
+operation, job, task, statement and LLM feature names: never memory content, ids, users or keys.
 """
 
 from __future__ import annotations
@@ -64,6 +64,9 @@ JOB_RUNS = Counter(
     "memory_scheduled_job_runs_total", "Scheduled job runs by outcome", ["job", "outcome"]
 )
 TASKS = Counter("memory_tasks_total", "Background task state changes", ["kind", "state"])
+LLM_REQUESTS = Counter(
+    "memory_llm_requests_total", "LLM requests by feature and outcome", ["feature", "outcome"]
+)
 TOOL_CALLS = Counter(
     "memory_mcp_tool_calls_total", "MCP tool calls by outcome", ["tool", "outcome"]
 )

@@ -1,6 +1,7 @@
 """The outermost ASGI layer: an X-Request-Id on every response, and per request one access log
 line and the request metrics, labelled by route (the URL rule routing matched, never the raw
-path)."""
+path). A request whose client went away before it was answered is recorded as 499 (client
+closed request, as web servers record it), not as an error of the service."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ REQUEST_ID = "x-request-id"
 # A request id taken from the client is echoed into headers and logs: keep it a plain token.
 CLIENT_REQUEST_ID = re.compile(r"^[A-Za-z0-9._:\-]{1,128}$")
 log = logging.getLogger("app.access")  # the access log's public name
+CLIENT_CLOSED = 499
 
 
 def name_routes(app: Quart) -> None:
@@ -44,8 +46,15 @@ class AccessLayer:
         method: str = scope["method"]
         context = logs.RequestContext(request_id)
         token = logs.CURRENT.set(context)
-        status = 500  # what the client sees when the app fails before answering
+        status: int | None = None
+        disconnected = False
         started = time.perf_counter()
+
+        async def receive_noting_disconnect() -> Message:
+            nonlocal disconnected
+            message = await receive()
+            disconnected = disconnected or message["type"] == "http.disconnect"
+            return message
 
         async def send_with_id(message: Message) -> None:
             nonlocal status
@@ -56,8 +65,10 @@ class AccessLayer:
             await send(message)
 
         try:
-            await self._app(scope, receive, send_with_id)
+            await self._app(scope, receive_noting_disconnect, send_with_id)
         finally:
+            if status is None:  # not answered: the client left, or the app failed first
+                status = CLIENT_CLOSED if disconnected else 500
             seconds = time.perf_counter() - started
             metrics.REQUESTS.labels(context.route, method, str(status)).inc()
             metrics.REQUEST_SECONDS.labels(context.route, method, str(status)).observe(seconds)

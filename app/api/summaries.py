@@ -11,8 +11,7 @@ from app.api.auth import caller, require
 from app.api.bodies import validate_optional_body
 from app.api.context import registry
 from app.api.errors import JSON_BODY, USER_AUTH, error_statuses
-from app.models.memories import Memory
-from app.models.summaries import SummaryRequest
+from app.models.summaries import Summary, SummaryRequest
 from app.models.tasks import TaskAccepted
 from app.services import summaries
 
@@ -22,7 +21,7 @@ blueprint.before_request(require("user"))
 
 @blueprint.post("/sessions/<session_id>/summary")
 @validate_optional_body(SummaryRequest)
-@validate_response(Memory, 200)
+@validate_response(Summary, 200)
 @validate_response(TaskAccepted, 202)
 @error_statuses(*USER_AUTH, *JSON_BODY, 404, 409)
 async def summarize(session_id: str, data: SummaryRequest) -> tuple[Any, int]:

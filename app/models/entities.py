@@ -95,11 +95,14 @@ class EntityCandidates(BaseModel):
 
 
 class Extracted(BaseModel):
-    """What an LLM extraction did: memories processed, entity links and relations added."""
+    """What an LLM extraction did: memories processed, entity links and relations added, and
+    the items of the LLM's answer left out (invalid, about a memory it was not given, a
+    relation between names that are not the memory's entities)."""
 
     processed: int
     entities_linked: int
     relations: int
+    dropped: int = 0
 
 
 class ExtractAnswer(RootModel[Extracted | EntityCandidates]):

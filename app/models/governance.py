@@ -104,6 +104,7 @@ class Reflected(BaseModel):
     skipped: Literal[False] = False
     clusters: int
     insights: list[Memory]
+    dropped: int = 0  # insights of the LLM's answer left out (invalid, or about no cluster given)
 
 
 class GovernanceAnswer(RootModel[GovernanceReport | Skipped]):

@@ -226,8 +226,12 @@ class Observe(Strict):
 
 
 class Observed(BaseModel):
+    """The memories stored; `dropped`: the facts of the LLM's answer that were left out (not a
+    usable memory)."""
+
     memories: list[Memory]
     warning: str | None = None
+    dropped: int = 0
 
 
 class Profile(BaseModel):

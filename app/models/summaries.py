@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import ClassVar, Literal
 
 from app.models.common import Strict
+from app.models.memories import Memory
 
 SummaryMode = Literal["full", "lightweight"]
 
@@ -19,3 +20,10 @@ class SummaryRequest(Strict):
     mode: SummaryMode = "full"
     sync: bool = False
     generate_embedding: bool = True
+
+
+class Summary(Memory):
+    """The summary, stored as an episodic memory, and how many items of the LLM's answer were
+    left out (a bullet that was no sentence, or past the fifth)."""
+
+    dropped: int = 0

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Annotated, get_args
+from typing import Annotated, ClassVar, get_args
 
 from pydantic import BaseModel, Field
 
 from app.models.entities import EntityName, EntityType
-from app.prompts.answers import one_of, valid_items
+from app.prompts.answers import Answer, one_of, valid_items
 
 SYSTEM = """You extract the named entities of short memories and the relations between them. \
 The user message is a JSON list of {"memory_id", "content"}. Answer with a JSON object \
@@ -40,8 +40,10 @@ class MemoryAnswer(BaseModel):
     relations: Annotated[list[Relation], valid_items(Relation)] = Field(default_factory=list)
 
 
-class Extraction(BaseModel):
+class Extraction(Answer):
     """The answer: entities and relations per memory; invalid items are skipped, but without a
     list of memories the answer is unusable."""
+
+    expected: ClassVar[str] = 'a list of "memories"'
 
     memories: Annotated[list[MemoryAnswer], valid_items(MemoryAnswer, required=True)]

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal, get_args
+from typing import Annotated, ClassVar, Literal, get_args
 
 from pydantic import BaseModel, Strict
 
 from app.models.memories import Content
-from app.prompts.answers import one_of, valid_items
+from app.prompts.answers import Answer, one_of, valid_items
 
 SYSTEM = """You extract durable memories from a conversation between a user and an \
 assistant. Answer with a JSON object {"facts": [{"content": str, "memory_type": str}]} where \
@@ -24,7 +24,9 @@ class Fact(BaseModel):
     memory_type: Annotated[DistilledType, one_of(DISTILLED_TYPES, FALLBACK_TYPE)] = FALLBACK_TYPE
 
 
-class Distilled(BaseModel):
+class Distilled(Answer):
     """The answer: the facts worth keeping; a fact that is not a valid memory is skipped."""
+
+    expected: ClassVar[str] = 'a list of "facts"'
 
     facts: Annotated[list[Fact], valid_items(Fact, required=True)]  # no list: unusable

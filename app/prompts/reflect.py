@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, ClassVar
 
 from pydantic import BaseModel, Strict
 
 from app.models.memories import Content
-from app.prompts.answers import valid_items
+from app.prompts.answers import Answer, valid_items
 
 SYSTEM = """You read clusters of related memories an agent stored in different sessions and \
 write, for each cluster where they say something together that none says alone, one insight: \
@@ -23,7 +23,9 @@ class Insight(BaseModel):
     content: Annotated[Content, Strict()]
 
 
-class Insights(BaseModel):
+class Insights(Answer):
     """The answer: insights by cluster number; an invalid item is skipped."""
+
+    expected: ClassVar[str] = 'a list of "insights"'
 
     insights: Annotated[list[Insight], valid_items(Insight, required=True)]  # no list: unusable

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, ClassVar
 
-from pydantic import BaseModel, Field, Strict
+from pydantic import Field, Strict, ValidationInfo, field_validator
 
 from app.models.memories import Content
+from app.prompts.answers import Answer, dropped, valid_items
 
 INSTRUCTIONS = """You summarise one session of an agent's memories. The user message is a JSON \
 list of {"memory_id", "memory_type", "content"} in the order they were stored. Write in the \
@@ -28,7 +29,11 @@ MIN_BULLETS, MAX_BULLETS = 3, 5
 Sentence = Annotated[Content, Strict()]
 
 
-class FullSummary(BaseModel):
+class FullSummary(Answer):
+    """Topic, action and outcome: all three, or the answer is unusable."""
+
+    expected: ClassVar[str] = "topic, action and outcome"
+
     topic: Sentence
     action: Sentence
     outcome: Sentence
@@ -36,11 +41,27 @@ class FullSummary(BaseModel):
     def text(self) -> str:
         return f"Topic: {self.topic}\nAction: {self.action}\nOutcome: {self.outcome}"
 
+    def sentences(self) -> list[str]:
+        """What the summary says, without its labels (the text its entities come from)."""
+        return [self.topic, self.action, self.outcome]
 
-class LightweightSummary(BaseModel):
-    """3 to 5 bullets; more are cut to the first five."""
 
-    bullets: Annotated[list[Sentence], Field(min_length=MIN_BULLETS)]
+class LightweightSummary(Answer):
+    """3 to 5 bullets: a bullet that is no sentence is left out, and more than five are cut to
+    the first five; fewer than three left make the answer unusable."""
+
+    expected: ClassVar[str] = "3 to 5 bullets"
+
+    bullets: Annotated[list[Sentence], Field(min_length=MIN_BULLETS), valid_items(Sentence)]
+
+    @field_validator("bullets")
+    @classmethod
+    def _first_five(cls, bullets: list[str], info: ValidationInfo) -> list[str]:
+        dropped(info, len(bullets[MAX_BULLETS:]))
+        return bullets[:MAX_BULLETS]
 
     def text(self) -> str:
-        return "\n".join(f"- {bullet}" for bullet in self.bullets[:MAX_BULLETS])
+        return "\n".join(f"- {bullet}" for bullet in self.bullets)
+
+    def sentences(self) -> list[str]:
+        return list(self.bullets)

@@ -157,19 +157,25 @@ async def _create(
     derived_from: Sequence[str] = (),
     per_session: bool = False,
     rehearsal: bool = False,
+    entity_texts: Sequence[Sequence[str]] | None = None,
 ) -> list[tuple[Row, bool]]:
     """Creates memories in one change (see _create_in); each new one is linked DERIVED_FROM
     the memories `derived_from` names. Without `embed` they get no embedding: vector search
     and retrieval do not see them. `per_session`: see memory_props. A `rehearsal` rolls the
-    change back."""
+    change back. `entity_texts`, a list per item, are what their entities are read from, each
+    text on its own, when that is not the content (a summary's sentences without its
+    labels)."""
     texts = [item.content for item in items]
-    embeddings: Sequence[list[float] | None]
-    if embed:
-        embeddings, mentions = await _understand(registry, texts)
-        model_id = registry.embedder.model_id
+    embeddings: Sequence[list[float] | None] = (
+        await registry.embedder.encode(texts) if embed else [None] * len(items)
+    )
+    # After the encode, not beside it (see _understand).
+    if entity_texts is None:
+        mentions = await linking.extract_all(texts)
     else:
-        embeddings, mentions = [None] * len(items), await linking.extract_all(texts)
-        model_id = NOT_EMBEDDED
+        found = iter(await linking.extract_all([text for own in entity_texts for text in own]))
+        mentions = [[mention for _ in own for mention in next(found)] for own in entity_texts]
+    model_id = registry.embedder.model_id if embed else NOT_EMBEDDED
     props = [
         memory_props(scope, item, vector, model_id, trust_tier=trust_tier, per_session=per_session)
         for item, vector in zip(items, embeddings, strict=True)
@@ -239,10 +245,12 @@ async def store_derived(
     *,
     embed: bool = True,
     per_session: bool = False,
+    entity_texts: Sequence[str] | None = None,
 ) -> tuple[Memory, bool]:
     """Stores a memory made from others (an insight, a summary), linked DERIVED_FROM each
     source in the same change; (memory, False) when an identical active one already exists
-    (`per_session`: in the same session)."""
+    (`per_session`: in the same session). Its entities come from `entity_texts` (each read
+    on its own) when given, else from its content."""
     [(row, created)] = await _create(
         registry,
         scope,
@@ -252,6 +260,7 @@ async def store_derived(
         embed=embed,
         derived_from=sources,
         per_session=per_session,
+        entity_texts=None if entity_texts is None else [entity_texts],
     )
     return to_memory(row), created
 

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-from pydantic import ValidationError
-
-from app.errors import Unavailable
 from app.models.memories import NewMemory, Observe, Observed
 from app.prompts import observe as prompt
 from app.registry import Registry
@@ -23,7 +20,9 @@ RAW_OBSERVE_WARNING = (
 
 async def observe(registry: Registry, caller: Caller, request: Observe) -> Observed:
     """Without an LLM every non-blank user or assistant message becomes a memory (with a
-    warning); with one, the facts it distils become T3 memories."""
+    warning); with one, the facts it distils become T3 memories (those it could not make a
+    memory of are counted as dropped; when it could make none, nothing is stored and the
+    answer is 503)."""
     if registry.llm is None:
         items = [
             NewMemory(
@@ -39,11 +38,7 @@ async def observe(registry: Registry, caller: Caller, request: Observe) -> Obser
         )
         return Observed(memories=stored, warning=RAW_OBSERVE_WARNING)
     transcript = "\n".join(f"{message.role}: {message.content}" for message in request.messages)
-    answer = await registry.llm.complete_json(prompt.SYSTEM, transcript)
-    try:
-        distilled = prompt.Distilled.model_validate(answer)
-    except ValidationError as error:
-        raise Unavailable('the LLM did not answer with a list of "facts"') from error
+    read = await registry.llm.answer("observe", prompt.SYSTEM, transcript, prompt.Distilled)
     facts = [
         NewMemory(
             content=fact.content,
@@ -51,7 +46,8 @@ async def observe(registry: Registry, caller: Caller, request: Observe) -> Obser
             session_id=request.session_id,
             trust_tier=DISTILLED_TIER,
         )
-        for fact in distilled.facts
+        for fact in read.answer.facts
     ]
+    dropped = read.all_dropped(len(facts))  # none usable: 503, the caller keeps its conversation
     stored = await store_batch(registry, caller, facts, request.branch, OBSERVED) if facts else []
-    return Observed(memories=stored)
+    return Observed(memories=stored, dropped=dropped)

@@ -4,22 +4,31 @@ DERIVED_FROM them; made at once (sync) or by the task worker.
 
 Every summary is a task: a synchronous request claims its own task and runs it in the request,
 so that the limit of lightweight summaries per session counts requests in flight the same way
-whichever way they run, and an instance that dies mid-way leaves the task to another.
+whichever way they run, and an instance that dies mid-way leaves the task to another. A sync
+request whose client goes away ends its task at once (failed, so never run again), which gives
+its place under the limit back.
+
+The limit counts the lightweight summaries requests produced (a summary identical to one already
+stored included: each cost an LLM call), besides those in progress; a request over the limit
+never reaches the LLM.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 import uuid
 from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 
-from app.errors import Conflict, Invalid, NotFound, Unavailable, no_llm
+from app.errors import Conflict, DomainError, Invalid, NotFound, no_llm
 from app.graph import Row
+from app.llm import Read
 from app.models.common import Name
-from app.models.memories import Memory, NewMemory
-from app.models.summaries import SummaryMode, SummaryRequest
+from app.models.memories import NewMemory
+from app.models.summaries import Summary, SummaryMode, SummaryRequest
 from app.models.tasks import TaskAccepted
 from app.prompts import summaries as prompt
 from app.registry import Registry
@@ -32,6 +41,7 @@ MAX_LIGHTWEIGHT = 3
 SUMMARY_TIER = "T3"  # what an LLM reads from the memories, like observe's facts
 SOURCES_LIMIT = 200
 SESSION_ID = TypeAdapter(Name)
+CLIENT_CLOSED = "cancelled: the client closed the request before the summary was made"
 
 
 def _session(session_id: str) -> str:
@@ -43,7 +53,7 @@ def _session(session_id: str) -> str:
 
 async def request(
     registry: Registry, caller: Caller, session_id: str, summary: SummaryRequest
-) -> Memory | TaskAccepted:
+) -> Summary | TaskAccepted:
     """POST /v1/sessions/{session_id}/summary: the summary (sync) or its task (202)."""
     if registry.llm is None:
         raise no_llm("session summaries")
@@ -72,29 +82,31 @@ async def request(
     if holder is None:
         return TaskAccepted(task_id=task_id)
     [found] = await registry.graph.read("tasks/get", user_id=caller.user_id, task_id=task_id)
-    result = await tasks.execute(registry, found["task"], holder, run)
-    return Memory.model_validate(result)
+    try:
+        result = await tasks.execute(registry, found["task"], holder, run)
+    except asyncio.CancelledError:
+        # The client went away: the task ends now, whatever cancels this request next (with
+        # the database down, its lease runs out instead).
+        with contextlib.suppress(DomainError):
+            await asyncio.shield(tasks.give_up(registry, found["task"], holder, CLIENT_CLOSED))
+        raise
+    return Summary.model_validate(result)
 
 
-async def _summary_text(registry: Registry, mode: SummaryMode, sources: list[Row]) -> str:
+async def _summarise(
+    registry: Registry, mode: SummaryMode, sources: list[Row]
+) -> Read[prompt.FullSummary] | Read[prompt.LightweightSummary]:
     if registry.llm is None:
         raise no_llm("session summaries")
-    answer = await registry.llm.complete_json(
-        prompt.FULL if mode == "full" else prompt.LIGHTWEIGHT,
-        json.dumps(
-            [
-                {key: source[key] for key in ("memory_id", "memory_type", "content")}
-                for source in sources
-            ],
-            ensure_ascii=False,
-        ),
+    fields = ("memory_id", "memory_type", "content")
+    given = json.dumps(
+        [{key: source[key] for key in fields} for source in sources], ensure_ascii=False
     )
-    shape = prompt.FullSummary if mode == "full" else prompt.LightweightSummary
-    try:
-        return shape.model_validate(answer).text()
-    except ValidationError as error:
-        expected = "topic, action and outcome" if mode == "full" else "3 to 5 bullets"
-        raise Unavailable(f"the LLM did not answer with {expected}") from error
+    if mode == "full":
+        return await registry.llm.answer("summary_full", prompt.FULL, given, prompt.FullSummary)
+    return await registry.llm.answer(
+        "summary_lightweight", prompt.LIGHTWEIGHT, given, prompt.LightweightSummary
+    )
 
 
 async def run(registry: Registry, task: Row) -> dict[str, Any]:
@@ -110,8 +122,9 @@ async def run(registry: Registry, task: Row) -> dict[str, Any]:
     if not sources:
         raise NotFound(f"session {task['session_id']} has no memories any more")
     mode: SummaryMode = task["mode"]
+    read = await _summarise(registry, mode, sources)
     item = NewMemory(
-        content=await _summary_text(registry, mode, sources),
+        content=read.answer.text(),
         memory_type="episodic",
         session_id=task["session_id"],
         extra_metadata={"summary": mode},
@@ -127,6 +140,11 @@ async def run(registry: Registry, task: Row) -> dict[str, Any]:
         embed=params["generate_embedding"],
         # Two sessions summarised in the same words are two episodes: each gets its summary.
         per_session=True,
+        # Its labels (Topic, Action, Outcome) are no entities of the session.
+        entity_texts=read.answer.sentences(),
     )
-    result: dict[str, Any] = memory.model_dump(mode="json")
+    if mode == "lightweight":
+        await registry.graph.write("summaries/count_lightweight", task_id=task["task_id"])
+    summary = Summary(**memory.model_dump(), dropped=read.dropped)
+    result: dict[str, Any] = summary.model_dump(mode="json")
     return result

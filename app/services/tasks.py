@@ -75,6 +75,13 @@ async def _finish(
     )
 
 
+async def give_up(registry: Registry, task: Row, holder: str, reason: str) -> None:
+    """Ends a task its holder stops running for good (a sync request whose client went away):
+    failed with the reason, so that it holds nothing from now on and no instance runs it
+    again."""
+    await _finish(registry, task, holder, None, reason)
+
+
 async def execute(registry: Registry, task: Row, holder: str, run: TaskRun) -> dict[str, Any]:
     """Runs a task `holder` has claimed, renewing the claim meanwhile, and records how it ended:
     `completed` with its result, or `failed` with the error's message (a domain error's detail,

@@ -486,7 +486,8 @@ async def test_llm_extraction_links_entities_and_relations_of_the_memories_it_wa
     answer = await request_ok(
         client, "POST", "/v1/extract-entities", owner.headers, json={"limit": 2}
     )
-    assert answer == {"processed": 2, "entities_linked": 4, "relations": 2}
+    # Left out: the invented memory's item and the relation to Mars.
+    assert answer == {"processed": 2, "entities_linked": 4, "relations": 2, "dropped": 2}
     assert len(llm.requests) == 1
     assert _given(llm) == [
         {"memory_id": ledger, "content": "Our ledger feeds the payroll run every Friday."},
@@ -520,13 +521,68 @@ async def test_llm_extraction_links_entities_and_relations_of_the_memories_it_wa
     assert [item["memory_id"] for item in await candidates(client, owner.headers)] == [cheese]
     llm.reply = {"memories": [{"memory_id": cheese, "entities": [], "relations": []}]}
     answer = await request_ok(client, "POST", "/v1/extract-entities", owner.headers)
-    assert answer == {"processed": 1, "entities_linked": 0, "relations": 0}
+    assert answer == {"processed": 1, "entities_linked": 0, "relations": 0, "dropped": 0}
     assert [item["memory_id"] for item in _given(llm)] == [cheese]
     assert await candidates(client, owner.headers) == []
     asked = len(llm.requests)
     answer = await request_ok(client, "POST", "/v1/extract-entities", owner.headers, json={})
-    assert answer == {"processed": 0, "entities_linked": 0, "relations": 0}
+    assert answer == {"processed": 0, "entities_linked": 0, "relations": 0, "dropped": 0}
     assert len(llm.requests) == asked
+
+
+async def test_memories_a_clean_answer_leaves_out_are_processed_those_an_unclean_one_does_wait(
+    llm_app: Quart, llm: FakeLlm
+) -> None:
+    """An item without its memory id is dropped: the memories the answer does not name may
+    have been its own, so they wait for next time; a clean answer that names one memory of
+    two had nothing to say about the other."""
+    client = llm_app.test_client()
+    owner = await create_user(client, "extract")
+    ledger, olga, cheese = await _stored_ids(
+        client, owner.headers, ["Ledger feeds payroll.", "Olga owns payroll.", "Zed likes cheese."]
+    )
+    llm.reply = {
+        "memories": [
+            {"memory_id": ledger, "entities": [{"name": "Ledger", "type": "service"}]},
+            {"entities": [{"name": "Olga", "type": "person"}]},
+        ]
+    }
+    answer = await request_ok(client, "POST", "/v1/extract-entities", owner.headers, json={})
+    assert (answer["processed"], answer["dropped"]) == (1, 1)
+    assert [item["memory_id"] for item in await candidates(client, owner.headers)] == [olga, cheese]
+
+    llm.reply = {
+        "memories": [{"memory_id": olga, "entities": [{"name": "Olga", "type": "person"}]}]
+    }
+    answer = await request_ok(client, "POST", "/v1/extract-entities", owner.headers, json={})
+    assert (answer["processed"], answer["dropped"]) == (2, 0)
+    assert await candidates(client, owner.headers) == []
+
+
+async def test_an_llm_entity_type_replaces_other_but_never_a_known_type(
+    llm_app: Quart, llm: FakeLlm
+) -> None:
+    client = llm_app.test_client()
+    owner = await create_user(client, "extract")
+    [memory_id] = await _stored_ids(
+        client, owner.headers, ["Alice approved the deploy of invoice-api."]
+    )
+    automatic = _by_key(await all_entities(client, owner.headers))
+    assert (automatic["alice"]["type"], automatic["invoice api"]["type"]) == ("other", "service")
+    llm.reply = {
+        "memories": [
+            {
+                "memory_id": memory_id,
+                "entities": [
+                    {"name": "Alice", "type": "person"},
+                    {"name": "invoice-api", "type": "package"},
+                ],
+            }
+        ]
+    }
+    await request_ok(client, "POST", "/v1/extract-entities", owner.headers, json={})
+    refined = _by_key(await all_entities(client, owner.headers))
+    assert (refined["alice"]["type"], refined["invoice api"]["type"]) == ("person", "service")
 
 
 async def test_llm_extraction_ignores_another_users_memory_id(
@@ -544,7 +600,7 @@ async def test_llm_extraction_ignores_another_users_memory_id(
         ]
     }
     answer = await request_ok(client, "POST", "/v1/extract-entities", owner.headers)
-    assert answer == {"processed": 1, "entities_linked": 1, "relations": 0}
+    assert answer == {"processed": 1, "entities_linked": 1, "relations": 0, "dropped": 1}
     assert await mentions(neo4j_driver, stranger.user_id, foreign) == {
         "yara": {"source": "auto", "negated": False}
     }

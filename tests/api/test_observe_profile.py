@@ -103,6 +103,7 @@ async def test_observe_with_llm_stores_distilled_facts_as_t3(llm_app: Quart, llm
     }
     body = await _observed(client, owner.headers, CONVERSATION, session_id="talk-2")
     assert body.get("warning") is None
+    assert body["dropped"] == 2  # the blank fact and the one that is no object
     stored = body["memories"]
     assert [(m["content"], m["memory_type"]) for m in stored] == [
         ("Lives in Porto", "profile"),
@@ -119,7 +120,7 @@ async def test_observe_with_llm_stores_distilled_facts_as_t3(llm_app: Quart, llm
     # The LLM was asked once, OpenAI style, with the conversation.
     [request] = llm.requests
     assert request.path == "/v1/chat/completions"
-    assert request.headers.get("Authorization") == "Bearer test"
+    assert request.headers.get("authorization") == "Bearer test"
     assert request.body["model"] == "fake-model"
     sent = "\n".join(message["content"] for message in request.body["messages"])
     assert "I moved to Porto last month." in sent

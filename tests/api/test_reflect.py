@@ -110,7 +110,7 @@ async def test_reflect_with_an_llm_stores_each_insight_once_linked_to_its_source
 
     report = await run(client, user.headers, "reflect")
 
-    assert report["clusters"] == 1
+    assert (report["clusters"], report["dropped"]) == (1, 1)  # the insight about no cluster
     [insight] = report["insights"]
     assert insight["content"] == insight_text
     assert insight["trust_tier"] == "T4"
@@ -123,7 +123,7 @@ async def test_reflect_with_an_llm_stores_each_insight_once_linked_to_its_source
     # The cluster is covered now: no second insight, and the LLM is not asked again.
     asked = len(llm.requests)
     again = await run(client, user.headers, "reflect")
-    assert again == {"skipped": False, "clusters": 0, "insights": []}
+    assert again == {"skipped": False, "clusters": 0, "insights": [], "dropped": 0}
     assert len(llm.requests) == asked
     assert await _candidates(client, user.headers) == []
 

@@ -1,6 +1,6 @@
 """Session summaries when the LLM is too slow or cannot be reached: a sync request is 503 and a
-task fails, both with the reason. In a module of its own, so that no patient instance's worker
-takes the task."""
+task fails, both with the reason (the deadline of the whole request, retries included). In a
+module of its own, so that no patient instance's worker takes the task."""
 
 from __future__ import annotations
 
@@ -12,8 +12,9 @@ from quart.testing.app import TestApp
 
 from app import create_app
 from app.embedder import SentenceTransformerEmbedder
+from app.errors import LLM_RETRY_AFTER_S
 from tests.conftest import STARTUP_TIMEOUT_S, create_user, make_settings
-from tests.support.fake_llm import FakeLlm
+from tests.support.fake_llm import HANG, FakeLlm
 from tests.support.http import error_detail
 from tests.support.service_process import free_port
 from tests.support.summaries import FULL, finished, session, summarize
@@ -23,7 +24,7 @@ from tests.support.summaries import FULL, finished, session, summarize
 async def impatient_app(
     fake_llm: FakeLlm, embedder: SentenceTransformerEmbedder
 ) -> AsyncIterator[Quart]:
-    """An app that waits half a second for the LLM and retries once."""
+    """An app that waits half a second for the LLM, retries included (one)."""
     settings = make_settings(
         llm_api_key="test",
         llm_base_url=fake_llm.base_url,
@@ -43,14 +44,18 @@ async def test_an_llm_that_times_out_gives_a_failed_task_and_a_sync_503(
     user = await create_user(client, "summary")
     await session(client, user)
     llm.reply = FULL
-    llm.delay_s = 1.5
+    llm.delay_s = HANG
 
-    detail = await error_detail(await summarize(client, user, sync=True), 503)
-    assert detail == "the LLM did not answer within 0.5 s"
+    response = await summarize(client, user, sync=True)
+    detail = await error_detail(response, 503)
+    assert detail == (
+        "the LLM did not answer within the 0.5 s deadline (LLM_TIMEOUT_S; 1 attempt: no answer yet)"
+    )
+    assert response.headers["Retry-After"] == str(LLM_RETRY_AFTER_S)
     accepted = await (await summarize(client, user)).get_json()
     task = await finished(client, user, accepted["task_id"])
     assert task["status"] == "failed" and task["error"] == detail
-    llm.delay_s = 0.0
+    assert len(llm.requests) == 2  # one attempt each: no time was left for another
 
 
 @pytest_asyncio.fixture(loop_scope="session")
@@ -74,4 +79,4 @@ async def test_an_llm_nobody_answers_at_gives_a_503_that_says_so(unreachable_app
 
     detail = await error_detail(await summarize(client, user, sync=True), 503)
 
-    assert detail == "the LLM did not answer: it could not be reached"
+    assert detail == "the LLM did not answer (1 attempt: could not be reached)"

@@ -1,8 +1,20 @@
-"""A small OpenAI-compatible chat-completions server on 127.0.0.1 for tests.
+"""A small OpenAI-compatible chat-completions server on 127.0.0.1 for tests: the one stand-in
+the tests may use.
 
 It answers POST <prefix>/chat/completions with one canned assistant message and records every
 request it receives. It runs in a thread, so it serves while the test's event loop waits on
-the service that calls it. No model is involved: the canned answer is what the test sets.
+the service that calls it. No model is involved: the canned answer is what the test sets, in
+one of the ways real models and servers answer:
+
+- correct: `reply` set to the answer's JSON (a dict);
+- fenced: the same with `fenced = True` (```json fences and a sentence before and after, as
+  many models write even when asked for a JSON object);
+- garbage: `reply` set to text that holds no JSON (`GARBAGE`);
+- an error: `status` 500 (or any other status; `headers` go with it, e.g. Retry-After);
+- hanging: `delay_s = HANG` (the answer is held back until the test clears the fake);
+- items missing a required field: `reply` set so;
+- a server without structured outputs: `refused = {"json_schema"}` answers a request with that
+  `response_format` type 400, as servers refuse a field they do not support.
 """
 
 from __future__ import annotations
@@ -16,6 +28,15 @@ from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+HANG = 3600.0  # long enough for any deadline; released by clear() or stop()
+GARBAGE = "I am sorry, I cannot help with that request."
+PLAIN = "plain"  # the response_format type of a request that asks for none
+
+
+def fenced(content: str) -> str:
+    """An answer as models often write it: the JSON in a fenced block with prose around."""
+    return f"Sure, here is the JSON you asked for:\n```json\n{content}\n```\nAnything else?"
+
 
 @dataclass
 class Recorded:
@@ -23,26 +44,40 @@ class Recorded:
 
     method: str
     path: str
-    headers: dict[str, str]
+    headers: dict[str, str]  # names in lower case
     body: Any
+
+    @property
+    def response_format(self) -> str:
+        """The response_format type the request asked for (PLAIN without one)."""
+        asked = self.body.get("response_format") if isinstance(self.body, dict) else None
+        return str(asked.get("type", PLAIN)) if isinstance(asked, dict) else PLAIN
 
 
 class FakeLlm:
-    """Start it, point LLM_BASE_URL at `base_url`, set `reply`; read `requests` afterwards.
+    """Start it, point LLM_BASE_URL at `base_url`, set how it answers; read `requests` after.
 
-    `reply` is the assistant message content: a dict or list is sent as its JSON text, a str
-    as it is (so a test can send garbage). `status` other than 200 answers with an error body.
-    `delay_s` holds every answer back that long (a slow or timing-out LLM).
+    `reply` is the assistant message content: a dict or list is sent as its JSON text (inside
+    fences with prose around when `fenced`), a str as it is. `status` other than 200 answers
+    with an error body and `headers`. `delay_s` holds every answer back that long (HANG: until
+    cleared). A request whose response_format type is in `refused` gets a 400.
     """
 
     def __init__(self) -> None:
-        self.reply: Any = {"facts": []}
-        self.status = 200
-        self.delay_s = 0.0
         self.requests: list[Recorded] = []
         self._lock = threading.Lock()
+        self._released = threading.Event()
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
+        self._defaults()
+
+    def _defaults(self) -> None:
+        self.reply: Any = {"facts": []}
+        self.status = 200
+        self.headers: dict[str, str] = {}
+        self.delay_s = 0.0
+        self.fenced = False
+        self.refused: set[str] = set()
 
     @property
     def port(self) -> int:
@@ -52,6 +87,11 @@ class FakeLlm:
     @property
     def base_url(self) -> str:
         return f"http://127.0.0.1:{self.port}/v1"
+
+    def formats(self) -> list[str]:
+        """The response_format type of each request received, in order."""
+        with self._lock:
+            return [request.response_format for request in self.requests]
 
     def start(self) -> FakeLlm:
         fake = self
@@ -64,29 +104,41 @@ class FakeLlm:
                     body: Any = json.loads(raw)
                 except ValueError:
                     body = raw.decode("utf-8", "replace")
+                names = {name.lower(): value for name, value in self.headers.items()}
+                recorded = Recorded("POST", self.path, names, body)
                 with fake._lock:
-                    fake.requests.append(
-                        Recorded("POST", self.path, dict(self.headers.items()), body)
-                    )
+                    fake.requests.append(recorded)
                     reply, status, delay_s = fake.reply, fake.status, fake.delay_s
-                if delay_s:
-                    time.sleep(delay_s)
+                    headers, refused, wrapped = dict(fake.headers), set(fake.refused), fake.fenced
+                    released = fake._released
                 if self.path.rstrip("/") != "/v1/chat/completions":
                     self._send(404, {"error": {"message": f"no route {self.path}"}})
-                elif status != 200:
-                    self._send(status, {"error": {"message": "fake failure"}})
-                else:
-                    content = reply if isinstance(reply, str) else json.dumps(reply)
-                    model = body.get("model", "fake") if isinstance(body, dict) else "fake"
-                    self._send(200, completion(content, model))
+                    return
+                if recorded.response_format in refused:
+                    message = f"response_format {recorded.response_format} is not supported"
+                    self._send(400, {"error": {"message": message, "type": "invalid_request"}})
+                    return
+                if delay_s:
+                    released.wait(delay_s)
+                if status != 200:
+                    self._send(status, {"error": {"message": "fake failure"}}, headers)
+                    return
+                content = reply if isinstance(reply, str) else json.dumps(reply)
+                model = body.get("model", "fake") if isinstance(body, dict) else "fake"
+                self._send(200, completion(fenced(content) if wrapped else content, model))
 
-            def _send(self, status: int, payload: dict[str, Any]) -> None:
+            def _send(
+                self, status: int, payload: dict[str, Any], headers: dict[str, str] | None = None
+            ) -> None:
                 data = json.dumps(payload).encode()
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(data)))
+                for name, value in (headers or {}).items():
+                    self.send_header(name, value)
                 self.end_headers()
-                # A client that gave up waiting (a timeout test) has closed the connection.
+                # A client that gave up waiting (a deadline, a cancelled request) has closed
+                # the connection.
                 with contextlib.suppress(BrokenPipeError, ConnectionResetError):
                     self.wfile.write(data)
 
@@ -102,6 +154,7 @@ class FakeLlm:
         return self
 
     def stop(self) -> None:
+        self._release()
         if self._server is not None:
             self._server.shutdown()
             self._server.server_close()
@@ -119,10 +172,18 @@ class FakeLlm:
                 raise AssertionError(f"the LLM was not asked within {timeout_s}s")
             await asyncio.sleep(0.02)
 
+    def _release(self) -> None:
+        """Lets every answer held back go (a hanging request answers now)."""
+        with self._lock:
+            self._released.set()
+            self._released = threading.Event()
+
     def clear(self) -> None:
+        """Forgets the requests and answers as by default again (held answers go at once)."""
+        self._release()
         with self._lock:
             self.requests.clear()
-        self.reply, self.status, self.delay_s = {"facts": []}, 200, 0.0
+            self._defaults()
 
 
 def completion(content: str, model: str) -> dict[str, Any]:

@@ -1,13 +1,16 @@
-"""LLM entity extraction: typed entities and relations for the memories no LLM has read yet."""
+"""LLM entity extraction: typed entities and relations for the memories no LLM has read yet.
+
+The memories of an answer whose items were all usable are processed, those it left out too (it
+had nothing to say about them). When it dropped items, only the memories it answered for are:
+a dropped item may have been another's (its id lost), so the rest are offered again next time.
+An answer usable for none of the memories processes none and is 503."""
 
 from __future__ import annotations
 
 import json
 from datetime import UTC, datetime
 
-from pydantic import ValidationError
-
-from app.errors import Unavailable, no_llm
+from app.errors import no_llm
 from app.graph import Tx
 from app.models.entities import EntityCandidates, Extracted, ExtractRequest
 from app.prompts import entities as prompt
@@ -27,7 +30,8 @@ async def extract(
     registry: Registry, caller: Caller, request: ExtractRequest
 ) -> Extracted | EntityCandidates:
     """With an LLM, links the entities and relations it reads in up to `limit` memories no LLM
-    has processed yet (source `llm`); in candidates mode, what the candidates route answers."""
+    has processed yet (source `llm`; its type replaces `other`); in candidates mode, what the
+    candidates route answers."""
     if request.mode == "candidates":
         return await linking.candidates(registry, caller, request.limit, request.branch)
     if registry.llm is None:
@@ -37,16 +41,21 @@ async def extract(
     if not rows:
         return Extracted(processed=0, entities_linked=0, relations=0)
     given = {row["memory_id"]: row["content"] for row in rows}
-    answer = await registry.llm.complete_json(
+    read = await registry.llm.answer(
+        "extract_entities",
         prompt.SYSTEM,
         json.dumps([{"memory_id": key, "content": text} for key, text in given.items()]),
+        prompt.Extraction,
     )
-    try:
-        read = prompt.Extraction.model_validate(answer)
-    except ValidationError as error:
-        raise Unavailable('the LLM did not answer with a list of "memories"') from error
-    # Only the memories it was given: an LLM never invents one.
-    answers = {item.memory_id: item for item in read.memories if item.memory_id in given}
+    # Only the memories it was given (an LLM never invents one), once each.
+    answers: dict[str, prompt.MemoryAnswer] = {}
+    for item in read.answer.memories:
+        if item.memory_id in given:
+            answers.setdefault(item.memory_id, item)
+    dropped = read.all_dropped(len(answers), len(read.answer.memories) - len(answers))
+    if not answers:  # an empty list, where one item per memory was asked for
+        raise read.unusable("the LLM answered for none of the memories it was given")
+    processed = list(answers) if dropped else list(given)
     found = [
         [
             Mention(
@@ -60,24 +69,28 @@ async def extract(
         ]
         if memory_id in answers
         else []
-        for memory_id in given
+        for memory_id in processed
     ]
 
     async def work(tx: Tx) -> Extracted:
         seq = await versions.open_change(tx, scope.user_id, scope.branch, Why("extract_entities"))
         # Deleted, purged or corrected while the LLM read them: nothing is written to those.
-        active = await still_active(tx, scope, list(given))
+        active = await still_active(tx, scope, processed)
         resolved = await linking.canonical(tx.run, scope.user_id, found)
         by_memory = {
             memory_id: mentions
-            for memory_id, mentions in zip(given, resolved, strict=True)
+            for memory_id, mentions in zip(processed, resolved, strict=True)
             if memory_id in active
         }
-        relations = [
-            {"source": source, "target": target, "type": relation.type, "memory_id": memory_id}
+        asked = [
+            (memory_id, relation)
             for memory_id, item in answers.items()
             if memory_id in by_memory
             for relation in item.relations
+        ]
+        relations = [
+            {"source": source, "target": target, "type": relation.type, "memory_id": memory_id}
+            for memory_id, relation in asked
             if (source := _known(relation.source, by_memory[memory_id]))
             and (target := _known(relation.target, by_memory[memory_id]))
         ]
@@ -88,7 +101,12 @@ async def extract(
         links = await linking.mention_links(tx, scope.user_id, list(by_memory.items()), LLM)
         linked = await versions.link(tx, seq, scope.user_id, scope.branch, links)
         related = await linking.relate(tx, scope.user_id, relations)
-        return Extracted(processed=len(by_memory), entities_linked=linked, relations=related)
+        return Extracted(
+            processed=len(by_memory),
+            entities_linked=linked,
+            relations=related,
+            dropped=dropped + len(asked) - len(relations),
+        )
 
     return await registry.graph.transaction(work)
 

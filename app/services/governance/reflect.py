@@ -9,9 +9,7 @@ import math
 from collections import Counter
 from collections.abc import Sequence
 
-from pydantic import ValidationError
-
-from app.errors import Conflict, Unavailable, no_llm
+from app.errors import Conflict, no_llm
 from app.graph import Row
 from app.llm import LlmClient
 from app.models.governance import (
@@ -127,9 +125,11 @@ async def candidates(registry: Registry, caller: Caller, limit: int) -> ReflectC
     return ReflectCandidates(items=await _clusters(registry, scope, limit))
 
 
-async def _insights(llm: LlmClient, found: list[Cluster]) -> dict[int, str]:
-    """What the LLM draws from each cluster, by cluster number."""
-    answer = await llm.complete_json(
+async def _insights(llm: LlmClient, found: list[Cluster]) -> tuple[dict[int, str], int]:
+    """What the LLM draws from each cluster, by cluster number, and how many insights of its
+    answer were left out; Unavailable when it drew some and none was usable."""
+    read = await llm.answer(
+        "reflect",
         prompt.SYSTEM,
         json.dumps(
             [
@@ -141,34 +141,33 @@ async def _insights(llm: LlmClient, found: list[Cluster]) -> dict[int, str]:
             ],
             ensure_ascii=False,
         ),
+        prompt.Insights,
     )
-    try:
-        read = prompt.Insights.model_validate(answer)
-    except ValidationError as error:
-        raise Unavailable('the LLM did not answer with a list of "insights"') from error
     drawn: dict[int, str] = {}
-    for insight in read.insights:
-        if 0 <= insight.cluster < len(found):  # only the clusters it was given
+    for insight in read.answer.insights:
+        if 0 <= insight.cluster < len(found):  # only the clusters it was given, once each
             drawn.setdefault(insight.cluster, insight.content)
-    return drawn
+    return drawn, read.all_dropped(len(drawn), len(read.answer.insights) - len(drawn))
 
 
 async def _reflect(registry: Registry, llm: LlmClient, caller: Caller, limit: int) -> Reflected:
     scope = await scope_for(registry, caller, None)
     found = await _clusters(registry, scope, limit)
     stored: list[Memory] = []
-    if found:
-        for number, content in (await _insights(llm, found)).items():
-            insight = NewMemory(content=content, extra_metadata=INSIGHT_KIND)
-            try:
-                memory, created = await memories.store_derived(
-                    registry, scope, insight, found[number].memory_ids, INSIGHT_TIER, Why("reflect")
-                )
-            except Conflict:  # its memories went while the LLM read them: no insight from them
-                continue
-            if created:
-                stored.append(memory)
-    return Reflected(clusters=len(found), insights=stored)
+    if not found:
+        return Reflected(clusters=0, insights=stored)
+    drawn, dropped = await _insights(llm, found)
+    for number, content in drawn.items():
+        insight = NewMemory(content=content, extra_metadata=INSIGHT_KIND)
+        try:
+            memory, created = await memories.store_derived(
+                registry, scope, insight, found[number].memory_ids, INSIGHT_TIER, Why("reflect")
+            )
+        except Conflict:  # its memories went while the LLM read them: no insight from them
+            continue
+        if created:
+            stored.append(memory)
+    return Reflected(clusters=len(found), insights=stored, dropped=dropped)
 
 
 async def reflect(
