@@ -11,7 +11,7 @@ from collections.abc import AsyncGenerator, Callable
 from quart import Quart
 from quart_schema import QuartSchema
 
-from app import logs, query_names
+from app import console, logs, query_names
 from app.api import (
     admin,
     branches,
@@ -116,6 +116,8 @@ def create_app(settings: Settings | None = None, embedder: Embedder | None = Non
         transfer,
     ):
         app.register_blueprint(module.blueprint)
+    if registry.settings.console_enabled:
+        console.register(app, registry.settings)
     http_errors.register(app)
     mcp = McpEndpoint(app, registry)
     # Quart's documented hook for ASGI middleware (Quart types it with hypercorn's scope types).

@@ -67,12 +67,27 @@ class Settings(BaseSettings):
     # Governance expires working memories and tool results observed longer ago than these.
     working_memory_max_age_h: int = Field(default=24, ge=1)
     tool_result_max_age_h: int = Field(default=168, ge=1)
+    # The memory console at /console (app/console, docs/console.md): its session cookies are
+    # signed with `console_secret`, or when that is empty with a secret derived from the master
+    # key (changing the master key then signs everyone out). They are Secure when the request
+    # came over TLS; `console_cookie_secure` true makes them Secure always (TLS ended by a proxy).
+    console_enabled: bool = True
+    console_secret: SecretStr = SecretStr("")
+    console_session_hours: float = Field(default=12.0, gt=0, le=24 * 30)
+    console_cookie_secure: bool = False
 
     @field_validator("master_key")
     @classmethod
     def _master_key_is_strong(cls, value: SecretStr) -> SecretStr:
         if len(value.get_secret_value()) < 16:
             raise ValueError("must be at least 16 characters")
+        return value
+
+    @field_validator("console_secret")
+    @classmethod
+    def _console_secret_is_strong(cls, value: SecretStr) -> SecretStr:
+        if value.get_secret_value() and len(value.get_secret_value()) < 32:
+            raise ValueError("must be empty (derived from the master key) or 32 characters or more")
         return value
 
     @field_validator("neo4j_uri")

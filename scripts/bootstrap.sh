@@ -32,8 +32,8 @@ if ! .venv/bin/redis-server --version >/dev/null 2>&1 && ! command -v redis-serv
     echo "no Redis server could be installed: the shared rate-limit test will be skipped" >&2
   fi
 fi
-# Debian's Chromium, for the browser tests of the API's documentation pages (tests/api/
-# test_docs_pages.py drives it through Playwright's Python package; no browser is downloaded).
+# Debian's Chromium, for the browser tests (tests/support/browser.py drives it through
+# Playwright's Python package; no browser is downloaded).
 if ! command -v chromium >/dev/null; then
   if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null; then
     echo "installing chromium (apt) ..." >&2

@@ -88,3 +88,11 @@ class TuneResult(BaseModel):
     @property
     def new_params(self) -> RetrievalParams:
         return self.current
+
+class FeedbackGiven(BaseModel):
+    """One signal given on a memory, as recorded."""
+
+    feedback_id: str
+    signal: Signal
+    context: str
+    created_at: datetime

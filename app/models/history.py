@@ -27,6 +27,7 @@ ChangeKind = Literal[
     "fork",
     "merge",
     "pick",
+    "restore",
 ]
 # How a version came about: the change's kind, made precise where one change does several
 # things (governance quarantines some memories and expires others).

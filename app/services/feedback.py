@@ -21,6 +21,7 @@ from app.models.feedback import (
     SIGNALS,
     TIERS,
     FeedbackByTier,
+    FeedbackGiven,
     FeedbackRecorded,
     FeedbackStats,
     NewFeedback,
@@ -71,6 +72,17 @@ async def record(
 
     row = await registry.graph.transaction(work)
     return FeedbackRecorded(**row)
+
+
+async def given(
+    registry: Registry, caller: Caller, memory_id: str, branch: str | None, limit: int
+) -> list[FeedbackGiven]:
+    """The signals given on a memory as it stands on the branch, newest first."""
+    scope = await scope_for(registry, caller, branch)
+    rows = await registry.graph.read(
+        "feedback/of_memory", **scope.params(), memory_id=memory_id, limit=limit
+    )
+    return [FeedbackGiven(**row) for row in rows]
 
 
 async def stats(registry: Registry, caller: Caller) -> FeedbackStats:

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from app.errors import Conflict, Forbidden, NotFound, Unauthenticated
+from app.graph import Row
 from app.models.keys import ApiKey, CreateKey, IssuedKey, RevokedKeys
 from app.registry import Registry
 from app.services.scope import MAIN
@@ -60,7 +61,16 @@ async def warm(registry: Registry) -> None:
 
 async def verify(registry: Registry, raw_key: str) -> KeyOwner:
     """The owner of a live key; Unauthenticated for unknown, revoked, expired or deactivated."""
-    rows = await registry.graph.read("keys/verify", hash=hash_key(raw_key))
+    return await _live(registry, await registry.graph.read("keys/verify", hash=hash_key(raw_key)))
+
+
+async def verify_id(registry: Registry, key_id: str) -> KeyOwner:
+    """The owner of the key with this id, checked as `verify` checks a raw key: what the console
+    does on every request of a session signed in with that key (it keeps the id, never the key)."""
+    return await _live(registry, await registry.graph.read("keys/verify_id", key_id=key_id))
+
+
+async def _live(registry: Registry, rows: list[Row]) -> KeyOwner:
     if not rows:
         raise Unauthenticated("invalid API key")
     row = rows[0]

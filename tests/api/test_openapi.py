@@ -19,6 +19,8 @@ UNDOCUMENTED_ENDPOINTS = {
     "docs.redoc_page",
     "docs.asset",
 }
+# The memory console's HTML pages (app/console) are not part of the API.
+CONSOLE = "console."
 IMPLICIT_METHODS = {"HEAD", "OPTIONS"}
 PATH_PARAMETER = re.compile(r"<(?:[^:<>]*:)?([^<>]+)>")
 
@@ -35,7 +37,7 @@ def _operations(app: Quart, document: dict[str, Any]) -> list[tuple[str, dict[st
     """(label, documented operation) for every route and method the app serves."""
     found = []
     for rule in app.url_map.iter_rules():
-        if rule.endpoint in UNDOCUMENTED_ENDPOINTS:
+        if rule.endpoint in UNDOCUMENTED_ENDPOINTS or rule.endpoint.startswith(CONSOLE):
             continue
         path = PATH_PARAMETER.sub(r"{\1}", rule.rule)
         for method in sorted((rule.methods or set()) - IMPLICIT_METHODS):

@@ -1,6 +1,7 @@
 """A real browser for tests that open the service's pages: Debian's headless Chromium driven
-through Playwright's Python package (its own browser downloads are never used), with a record
-of every request a page makes, so a test can tell that nothing came from another host."""
+through Playwright's Python package (Playwright's own browser downloads are never used), with a
+record of what its pages requested and what they complained about (script errors, refusals by
+the Content Security Policy), so a test can tell that a page loaded only what it should."""
 
 from __future__ import annotations
 
@@ -12,9 +13,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from playwright.async_api import BrowserContext, Page, Request, async_playwright
+from playwright.async_api import BrowserContext, ConsoleMessage, Page, Request, async_playwright
 
-# Installed by scripts/bootstrap.sh (apt); CHROMIUM names another build of it.
+# Installed by scripts/bootstrap.sh (apt, as root); CHROMIUM names another build of it.
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 # What runs on this machine (as root, without a GPU) and keeps the browser from calling home:
 # no update checks, field trials, sync or QUIC probes.
@@ -33,8 +34,7 @@ HOSTLESS_SCHEMES = {"data", "blob", "about"}
 
 
 def chromium_path() -> str:
-    """The Chromium executable, or a failure saying how to get it (the bootstrap installs it
-    when run as root)."""
+    """The Chromium executable, or a failure that says how to get it."""
     found = shutil.which(CHROMIUM)
     if found is None:
         raise AssertionError(
@@ -46,13 +46,19 @@ def chromium_path() -> str:
 
 @dataclass
 class RequestLog:
-    """Every request the browser made (pages, scripts, styles, fetches, workers), in order."""
+    """Every request the browser made (pages, scripts, styles, fetches), in order, and what
+    its pages reported: uncaught script errors and console errors (a CSP refusal is one)."""
 
     urls: list[str] = field(default_factory=list)
     page_errors: list[str] = field(default_factory=list)
+    console_errors: list[str] = field(default_factory=list)
 
     def record(self, request: Request) -> None:
         self.urls.append(request.url)
+
+    def note(self, message: ConsoleMessage) -> None:
+        if message.type == "error":
+            self.console_errors.append(message.text)
 
     def elsewhere(self, base_url: str) -> list[str]:
         """The requests that went to a host other than `base_url`'s."""
@@ -67,15 +73,16 @@ class RequestLog:
 
 @dataclass
 class Browser:
-    """A fresh browser profile and the log of what its pages requested."""
+    """A fresh browser profile and the log of what its pages did."""
 
     context: BrowserContext
     requests: RequestLog
 
     async def open(self, url: str) -> Page:
-        """A new tab at `url` (its uncaught script errors go to the log)."""
+        """A new tab at `url`, its errors going to the log."""
         page = await self.context.new_page()
         page.on("pageerror", lambda error: self.requests.page_errors.append(str(error)))
+        page.on("console", self.requests.note)
         await page.goto(url)
         return page
 
@@ -90,6 +97,7 @@ async def chromium(profile_dir: Path) -> AsyncIterator[Browser]:
             executable_path=executable,
             headless=True,
             args=FLAGS,
+            viewport={"width": 1280, "height": 900},
         )
         requests = RequestLog()
         context.on("request", requests.record)

@@ -17,7 +17,7 @@ COOLDOWN_S: dict[Operation, int] = {
     "reflect": 7200,
 }
 RUNS_KEPT_DAYS = 30
-Trigger = Literal["api", "admin", "scheduled"]
+Trigger = Literal["api", "admin", "scheduled", "console"]
 Report = TypeVar("Report", bound=BaseModel)
 
 

@@ -105,10 +105,15 @@ async def _main_at(tx: Tx, user_id: str, at: datetime) -> int:
     return int(row["seq"])
 
 
-async def list_all(registry: Registry, caller: Caller) -> BranchList:
-    row = (await registry.graph.read("branches/list", user_id=caller.user_id))[0]
+async def list_all(registry: Registry, caller: Caller, *, counted: bool = True) -> BranchList:
+    """The user's branches, main first; each with its active memory count unless not
+    `counted` (counting reads every memory of each branch)."""
+    if counted:
+        row = (await registry.graph.read("branches/list", user_id=caller.user_id))[0]
+    else:
+        row = (await registry.graph.read("branches/names", user_id=caller.user_id))[0]
     active = row["active_branch"]
-    main = Branch(name=MAIN, memory_count=row["main_count"], active=active == MAIN)
+    main = Branch(name=MAIN, memory_count=row.get("main_count"), active=active == MAIN)
     others = [Branch(**item, active=item["name"] == active) for item in row["branches"]]
     return BranchList(active_branch=active, branches=[main, *others])
 
