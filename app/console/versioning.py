@@ -63,7 +63,7 @@ async def delete_snapshot(name: str) -> Response:
 @blueprint.post("/branches")
 async def create_branch() -> Response:
     asked = decoded(CreateBranch, filled(await request.form, "name", "from_snapshot"))
-    made = await branches.create(registry(), caller(), asked.name, asked.from_snapshot)
+    made = await branches.create(registry(), caller(), asked)
     notify(f"Branch {made.name} created.")
     return back_to("console.versioning")
 

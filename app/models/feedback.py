@@ -89,6 +89,7 @@ class TuneResult(BaseModel):
     def new_params(self) -> RetrievalParams:
         return self.current
 
+
 class FeedbackGiven(BaseModel):
     """One signal given on a memory, as recorded."""
 
