@@ -19,6 +19,10 @@ ServerKind = Literal["hypercorn", "uvicorn"]
 # How long the app's startup (migrations, the vector index, planning the hot paths) may take on
 # a cold database before hypercorn gives up; uvicorn waits as long as it takes.
 STARTUP_TIMEOUT_S = 300
+# How long an idle keep-alive connection stays open. Longer than clients keep idle connections
+# (httpx, Node and many pools: 5 s), so a client never sends on a connection the server is
+# closing at that very moment (it then sees a disconnect instead of an answer); as nginx does.
+KEEP_ALIVE_S = 75
 
 
 class LifespanFailed(Exception):
@@ -53,6 +57,7 @@ async def _serve_hypercorn(
     config.accesslog = None  # the app logs every request itself
     config.errorlog = logging.getLogger("hypercorn.error")  # through the service's JSON lines
     config.include_server_header = False
+    config.keep_alive_timeout = KEEP_ALIVE_S
     config.graceful_timeout = graceful_timeout_s
     config.startup_timeout = STARTUP_TIMEOUT_S
     # With a shutdown trigger hypercorn installs no signal handlers: the caller decides.
@@ -88,6 +93,7 @@ async def _serve_uvicorn(
         log_config=None,  # its messages go through the service's JSON lines
         access_log=False,  # the app logs every request itself
         server_header=False,
+        timeout_keep_alive=KEEP_ALIVE_S,
         timeout_graceful_shutdown=graceful_timeout_s,
     )
     server = _UvicornServer(config)

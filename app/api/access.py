@@ -33,6 +33,11 @@ def name_routes(app: Quart) -> None:
             logs.note_route(request.url_rule.rule)
 
 
+def _has_body(scope: Scope) -> bool:
+    headers = Headers(scope=scope)
+    return headers.get("content-length", "0") != "0" or "transfer-encoding" in headers
+
+
 class AccessLayer:
     def __init__(self, app: ASGIApp) -> None:
         self._app = app
@@ -48,12 +53,14 @@ class AccessLayer:
         token = logs.CURRENT.set(context)
         status: int | None = None
         disconnected = False
+        body_read = not _has_body(scope)
         started = time.perf_counter()
 
         async def receive_noting_disconnect() -> Message:
-            nonlocal disconnected
+            nonlocal disconnected, body_read
             message = await receive()
             disconnected = disconnected or message["type"] == "http.disconnect"
+            body_read = body_read or not message.get("more_body", False)
             return message
 
         async def send_with_id(message: Message) -> None:
@@ -61,6 +68,12 @@ class AccessLayer:
             if message["type"] == "http.response.start":
                 status = message["status"]
                 headers = [*message.get("headers", []), (REQUEST_ID.encode(), request_id.encode())]
+                if not body_read:
+                    # Answered before its body was read (refused by authentication, or the
+                    # database is down): the server cannot reuse the connection while that body
+                    # may still be arriving, and closes it; saying so keeps the client from
+                    # sending its next request on it and seeing a disconnect instead of an answer.
+                    headers.append((b"connection", b"close"))
                 message = {**message, "headers": headers}
             await send(message)
 
