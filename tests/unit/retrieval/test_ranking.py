@@ -9,6 +9,7 @@ from dataclasses import replace
 import pytest
 
 from app.services.retrieval.config import DEFAULT, Features, Floor, Fusion, RetrievalConfig
+from app.services.retrieval.pipeline import text_ranks
 from app.services.retrieval.ranking import (
     feedback_multiplier,
     fusion_parts,
@@ -265,3 +266,11 @@ def test_a_chain_from_the_questions_entities_cuts_what_falls_far_below_it() -> N
     # Without a chain (or with the recipe that always fills), top_k is filled.
     filled = rank(chain + padding, query, feedback_weight=0.1, session_boost=False, top_k=4)
     assert len(filled) == 4
+
+
+def test_full_text_ranks_are_shared_by_equal_scores() -> None:
+    rows = [
+        {"memory": {"memory_id": memory_id}, "text_score": text_score}
+        for memory_id, text_score in (("a", 2.0), ("b", 3.5), ("c", 2.0), ("d", None), ("e", 1.0))
+    ]
+    assert text_ranks(rows) == {"b": 1, "a": 2, "c": 2, "e": 4}
