@@ -150,6 +150,23 @@ def raw_fulltext(
     return [(record["memory_id"], record["score"]) for record in records]
 
 
+def similarities(
+    db: neo4j.Driver, user_id: str, vector: Sequence[float], memory_ids: Sequence[str]
+) -> dict[str, float]:
+    """The cosine score (0..1) of each named memory of the user's main branch to a vector, as
+    the first stage gives every candidate."""
+    records, _, _ = db.execute_query(
+        "MATCH (m:Memory) WHERE m.memory_id IN $ids AND m.user_id = $user_id "
+        "AND m.branch = 'main' AND m.is_active "
+        "RETURN m.memory_id AS memory_id, vector.similarity.cosine(m.embedding, $vector) AS score",
+        ids=list(memory_ids),
+        user_id=user_id,
+        vector=list(vector),
+        routing_="r",
+    )
+    return {record["memory_id"]: record["score"] for record in records}
+
+
 # ---------------------------------------------------------------------------------------------
 # The service
 

@@ -11,12 +11,12 @@ Stores the labelled set (bench/data/quality_set.py: four users' worlds, 1,018 me
 
 Target: hybrid beats both on both metrics. Figures are reported, not asserted.
 
-It also replays the service's fusion offline (the relevance mix of app.services.retrieval.ranking on
-the first stage's own candidate lists) with other weights, stop words dropped from the
-full-text half's query, the text share scaled by the share of the query's content words a
-memory contains, and reciprocal rank fusion, so that a suggested change comes with numbers.
-The 'same' column says how many queries each replay answers exactly as the service did: the
-replay that matches the service's current code should be at or near all of them.
+It also replays the service's fusion offline (app.services.retrieval.ranking.relevances itself,
+on the first stage's own candidate lists with every candidate's cosine) with other fusion
+settings, stop words dropped from the full-text half's query, the fusion before issue 42 and
+reciprocal rank fusion, so that a suggested change comes with numbers. The 'same' column says
+how many queries each replay answers exactly as the service did: the replay of the service's
+own settings should be at or near all of them.
 
     .venv/bin/python bench/retrieval_quality.py            # own throwaway Neo4j
     NEO4J_URI=bolt://127.0.0.1:7687 .venv/bin/python bench/retrieval_quality.py
@@ -30,22 +30,23 @@ import time
 import uuid
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import common
 from data.quality_set import STOPWORDS, STYLES, QualitySet, build
 
 from app.embedder import SentenceTransformerEmbedder
-from app.services.retrieval import pipeline
-from app.services.retrieval.query_text import LUCENE_STOP_WORDS, content_words, coverage
+from app.services.retrieval import pipeline, ranking
+from app.services.retrieval.config import DEFAULT, Fusion
+from app.services.retrieval.query_text import LUCENE_STOP_WORDS, content_words, coverage, words
 
 METHODS = ("vector", "fulltext", "hybrid")
 BATCH = 100
 TOP_K = 10
 FULLTEXT_FETCH = 50
-# What the service fetches per half for top_k 10 (pipeline.MIN_CANDIDATES, CANDIDATE_FACTOR).
-CANDIDATES = max(pipeline.MIN_CANDIDATES, TOP_K * pipeline.CANDIDATE_FACTOR)
+# What the service fetches per half for top_k 10 (config.Candidates).
+CANDIDATES = DEFAULT.candidates.wanted(TOP_K)
 LUCENE_STOP = LUCENE_STOP_WORDS  # Lucene's default English stop set, as the service uses it
 # A broader list of function words (question words, pronouns, auxiliaries).
 BROAD_STOP = LUCENE_STOP | STOPWORDS
@@ -54,10 +55,12 @@ BROAD_STOP = LUCENE_STOP | STOPWORDS
 @dataclass(frozen=True)
 class Variant:
     name: str
-    vector_weight: float | None  # None: reciprocal rank fusion instead of the score mix
+    # The service's fusion with these settings (ranking.relevances); None: reciprocal rank
+    # fusion; "engine": the fusion before issue 42 (the engine's text score normalised by the
+    # best, times the query's words covered, only for full-text hits; vector hits only have a
+    # cosine).
+    fusion: Fusion | str | None
     lexical: str = "all"  # the full-text half's words: see lexical_text()
-    # text share x the share of the query's words (minus this stop list) the memory holds
-    coverage: frozenset[str] | None = None
 
 
 def lexical_text(text: str, how: str) -> str:
@@ -74,19 +77,19 @@ def lexical_text(text: str, how: str) -> str:
 
 
 def variants() -> list[Variant]:
+    service = DEFAULT.fusion
     return [
-        Variant("the service: 0.7/0.3, all words, x coverage", 0.7, "all", LUCENE_STOP),
-        Variant("0.7 vec + 0.3 text, all query words", 0.7),
-        Variant("0.7/0.3, minus Lucene stop words", 0.7, "lucene_stop"),
-        Variant("0.7/0.3, minus broad stop list", 0.7, "broad_stop"),
-        Variant("0.8/0.2, all query words", 0.8),
-        Variant("0.8/0.2, minus broad stop list", 0.8, "broad_stop"),
-        Variant("0.9/0.1, all query words", 0.9),
-        # Coverage over the broad list, which is also the one that defines a paraphrase query
-        # here (tuned to this set, so read it with care).
-        Variant("0.7/0.3, minus broad, x coverage (broad)", 0.7, "broad_stop", BROAD_STOP),
-        Variant("0.8/0.2, minus broad, x coverage (broad)", 0.8, "broad_stop", BROAD_STOP),
-        Variant("0.8/0.2, all words, x coverage", 0.8, "all", LUCENE_STOP),
+        Variant("the service (config.DEFAULT.fusion)", service),
+        *(
+            Variant(f"vector_weight {weight}", replace(service, vector_weight=weight))
+            for weight in (0.4, 0.7, 0.85)
+        ),
+        *(
+            Variant(f"text_rank_share {share}", replace(service, text_rank_share=share))
+            for share in (0.0, 0.6)
+        ),
+        Variant("the service, minus broad stop list", service, "broad_stop"),
+        Variant("before issue 42: 0.7/0.3 engine score x coverage", "engine"),
         Variant("RRF k=60, all query words", None),
         Variant("RRF k=60, minus broad stop list", None, "broad_stop"),
     ]
@@ -110,31 +113,51 @@ def reciprocal_rank(ranked: Sequence[str], relevant: set[str], k: int) -> float:
 def fuse(
     vector: list[tuple[str, float]],
     text: list[tuple[str, float]],
+    similarity: dict[str, float],
     variant: Variant,
     query: str,
     contents: dict[str, str],
 ) -> list[str]:
-    """The second stage replayed offline on first-stage lists.
+    """The second stage replayed offline on first-stage lists (`similarity`: every
+    candidate's cosine score, 0..1, as the first stage gives it).
 
-    Mirrors app.services.retrieval.ranking.relevance (the other factors are equal here: every
-    memory is fresh, T1, without feedback, and /search has no session boost); ties by memory_id.
+    With a Fusion, app.services.retrieval.ranking.relevances itself on these candidates (the
+    other factors are equal here: every memory is fresh, T1, without feedback, and /search has
+    no session boost); ties by memory_id.
     """
-    if variant.vector_weight is None:
+    if variant.fusion is None:
         fused: dict[str, float] = defaultdict(float)
         for hits in (vector, text):
             for position, (memory_id, _) in enumerate(hits, start=1):
                 fused[memory_id] += 1.0 / (RRF_K + position)
         return sorted(fused, key=lambda memory_id: (-fused[memory_id], memory_id))[:TOP_K]
     vector_scores, text_scores = dict(vector), dict(text)
-    best_text = max(text_scores.values(), default=0.0)
-    scores = {}
-    for memory_id in dict.fromkeys([*vector_scores, *text_scores]):
-        cosine = 2 * vector_scores[memory_id] - 1 if memory_id in vector_scores else 0.0
-        text_part = text_scores.get(memory_id, 0.0) / best_text if best_text > 0 else 0.0
-        if variant.coverage is not None and text_part:
-            text_part *= coverage(content_words(query, variant.coverage), contents[memory_id])
-        weight = variant.vector_weight
-        scores[memory_id] = weight * max(0.0, cosine) + (1 - weight) * text_part
+    scores: dict[str, float] = {}
+    if isinstance(variant.fusion, Fusion):
+        ranks = pipeline.text_ranks(
+            [{"memory": {"memory_id": key}, "text_score": value} for key, value in text]
+        )
+        candidates = [
+            ranking.Candidate(
+                memory_id=memory_id,
+                cosine=ranking.cosine(similarity[memory_id]),
+                words=frozenset(words(contents[memory_id])),
+                confidence=1.0,
+                age_days=0.0,
+                same_session=False,
+                text_rank=ranks.get(memory_id),
+            )
+            for memory_id in dict.fromkeys([*vector_scores, *text_scores])
+        ]
+        scores = ranking.relevances(candidates, content_words(query), variant.fusion)
+    else:
+        best_text = max(text_scores.values(), default=0.0)
+        for memory_id in dict.fromkeys([*vector_scores, *text_scores]):
+            cosine = 2 * vector_scores[memory_id] - 1 if memory_id in vector_scores else 0.0
+            text_part = text_scores.get(memory_id, 0.0) / best_text if best_text > 0 else 0.0
+            if text_part:
+                text_part *= coverage(content_words(query, LUCENE_STOP), contents[memory_id])
+            scores[memory_id] = 0.7 * max(0.0, cosine) + 0.3 * text_part
     return sorted(scores, key=lambda memory_id: (-scores[memory_id], memory_id))[:TOP_K]
 
 
@@ -213,7 +236,10 @@ async def run(uri: str, embedder: SentenceTransformerEmbedder, dataset: QualityS
                         db, user_id, pipeline.lucene_query(words, user_id, "main"), CANDIDATES
                     )
                 hits = text_hits[variant.lexical]
-                fused = fuse(vector_hits, hits, variant, query.text, contents)
+                similarity = common.similarities(
+                    db, user_id, vector, [memory_id for memory_id, _ in vector_hits + hits]
+                )
+                fused = fuse(vector_hits, hits, similarity, variant, query.text, contents)
                 score(scores, variant.name, query.style, fused, relevant)
                 same_as_service[variant.name] += fused == ranked["hybrid"]
     db.close()

@@ -44,6 +44,7 @@ from app.embedder import SentenceTransformerEmbedder
 from app.graph import Graph, packed_vector
 from app.services.ids import fingerprint, time_ordered_id
 from app.services.retrieval import pipeline
+from app.services.retrieval.config import DEFAULT
 from app.services.scope import MAIN, MemoryFilter, Scope
 
 USER_MEMORIES = 10_000
@@ -60,7 +61,7 @@ VARIANT_LATENCY_QUERIES = 50
 CONCURRENCY = 8
 BLOCK = 20  # queries per block when the floor and the service alternate
 TOP_K = pipeline.DEFAULT_TOP_K["retrieve"]
-CANDIDATES = max(pipeline.MIN_CANDIDATES, TOP_K * pipeline.CANDIDATE_FACTOR)
+CANDIDATES = DEFAULT.candidates.wanted(TOP_K)
 FLOOR_TARGET = 1.3
 VARIANT_DEADLINE_S = 12.5 * 60  # an index variant starts only before this
 RECALL_TARGET = 0.98

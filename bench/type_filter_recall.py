@@ -27,7 +27,7 @@ import common
 import numpy as np
 
 from app.embedder import SentenceTransformerEmbedder
-from app.services.retrieval import pipeline
+from app.services.retrieval.config import DEFAULT
 
 USERS_MEMORIES = 10_000
 RARE_SHARE = 0.01
@@ -117,7 +117,7 @@ async def main() -> None:
             rare_vectors = np.array(await embedder.encode([m["content"] for m in rare]))
             service_recall, typed_recall, after_recall = [], [], []
             db = common.driver(database.uri)
-            wanted = max(pipeline.MIN_CANDIDATES, TOP_K * pipeline.CANDIDATE_FACTOR)
+            wanted = DEFAULT.candidates.wanted(TOP_K)
             types = {m["memory_id"]: m["memory_type"] for m in stored}
             for question in questions:
                 vector = np.array(await embedder.encode_query(question))

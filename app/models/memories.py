@@ -251,6 +251,8 @@ class Profile(BaseModel):
 
 
 Explain = bool | Literal["verbose", "analyze"]
+# The named retrieval configurations (services.retrieval.config.RECIPES).
+RecipeName = Literal["balanced", "semantic", "lexical", "precise", "filled", "flat"]
 
 
 class Explained(BaseModel):
@@ -274,6 +276,7 @@ class RetrieveRequest(Strict, Scoped):
     min_score: float | None = Field(default=None, ge=0.0)
     branch: BranchName | None = None
     graph: bool = True  # the graph stage: expansion through the entities memories mention
+    recipe: RecipeName | None = None  # another retrieval configuration than the user's
 
 
 class FulltextRequest(Strict):

@@ -9,6 +9,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, Field, StringConstraints
 
 from app.models.common import PAGE_SIZE_DEFAULT, Name, PageSize, Slug, Strict
+from app.models.memories import RecipeName
 
 PluginStatus = Literal["pending", "active", "rejected", "disabled", "taken_down"]
 Capability = Literal["retrieval.rerank", "governance.plan"]
@@ -110,22 +111,69 @@ class EventQuery(BaseModel):
     limit: PageSize = PAGE_SIZE_DEFAULT
 
 
-class RankingWeights(Strict):
-    """What a `retrieval.rerank` plugin may set of the ranking (see services.retrieval.ranking)."""
+class CandidateSettings(Strict):
+    """What a retrieval plugin may set of the first stage (see services.retrieval.config)."""
+
+    fulltext: bool | None = None
+    per_result: int | None = Field(default=None, ge=1, le=20)
+    minimum: int | None = Field(default=None, ge=1, le=200)
+
+
+class FusionSettings(Strict):
+    """What a retrieval plugin may set of the fusion of the two halves."""
 
     vector_weight: float | None = Field(default=None, ge=0, le=1)
-    recency_bonus: float | None = Field(default=None, ge=0, le=0.5)
+    text_rank_share: float | None = Field(default=None, ge=0, le=1)
+    text_rank_scale: float | None = Field(default=None, ge=1, le=100)
+
+
+class FeatureSettings(Strict):
+    """What a retrieval plugin may set of the second stage's multipliers."""
+
     session_boost: float | None = Field(default=None, ge=1, le=2)
+    recency_bonus: float | None = Field(default=None, ge=0, le=0.5)
+    recency_days: float | None = Field(default=None, ge=1, le=3650)
     confidence_floor: float | None = Field(default=None, ge=0, le=1)
+    contradicted: float | None = Field(default=None, ge=0, le=1)
+    denied: float | None = Field(default=None, ge=0, le=1)
 
 
 class GraphSettings(Strict):
-    """What a `retrieval.rerank` plugin may set of the graph stage (see graph_stage)."""
+    """What a retrieval plugin may set of the graph stage (see graph_stage)."""
 
     enabled: bool | None = None
     max_hops: int | None = Field(default=None, ge=1, le=3)
     hop_decay: float | None = Field(default=None, ge=0, le=1)
     hub_limit: int | None = Field(default=None, ge=1, le=100)
+    seed_memories: int | None = Field(default=None, ge=0, le=5)
+    memory_seed_weight: float | None = Field(default=None, ge=0, le=1)
+
+
+class FloorSettings(Strict):
+    relative: float | None = Field(default=None, ge=0, le=1)
+    after_chain: float | None = Field(default=None, ge=0, le=1)
+
+
+class RetrievalSettings(Strict):
+    """A retrieval plugin's configuration: a named recipe (the service's default when absent)
+    and fields of it overridden, section by section."""
+
+    recipe: RecipeName | None = None
+    candidates: CandidateSettings | None = None
+    fusion: FusionSettings | None = None
+    features: FeatureSettings | None = None
+    graph: GraphSettings | None = None
+    floor: FloorSettings | None = None
+
+
+class RankingWeights(Strict):
+    """The ranking fields of earlier manifests: the same as retrieval.fusion.vector_weight and
+    retrieval.features' fields."""
+
+    vector_weight: float | None = Field(default=None, ge=0, le=1)
+    recency_bonus: float | None = Field(default=None, ge=0, le=0.5)
+    session_boost: float | None = Field(default=None, ge=1, le=2)
+    confidence_floor: float | None = Field(default=None, ge=0, le=1)
 
 
 class GovernanceThresholds(Strict):
@@ -138,8 +186,9 @@ class PluginConfig(Strict):
     """A manifest's declarative configuration: the only way a plugin takes effect (its files
     are never executed)."""
 
-    ranking: RankingWeights | None = None
-    graph: GraphSettings | None = None
+    retrieval: RetrievalSettings | None = None
+    ranking: RankingWeights | None = None  # earlier manifests' form of retrieval's fields
+    graph: GraphSettings | None = None  # earlier manifests' form of retrieval.graph
     governance: GovernanceThresholds | None = None
 
 

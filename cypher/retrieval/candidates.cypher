@@ -8,14 +8,18 @@
 // the searches find (the caller fetches more when they are given).
 // params: user_id, branch, view_seq (or null), shadows, vector, vector_k, lucene (or null),
 //         text_k, memory_types (or null), subject_id (or null), session_id (or null: no strict
-//         session filter), hub_limit (the graph walk's)
-// returns: one row: candidates (list of {memory, vector_score (0..1 or null), text_score (or
-//          null), seeds (how many entities the memory names that a graph walk from it could
-//          go on from: not denied, not a hub, and named by another memory or related to another
+//         session filter), hub_limit (the graph walk's), names (entity keys the query could
+//         hold, to look up among the user's entities)
+// returns: one row: candidates (list of {memory, vector_score (0..1 or null: not a vector
+//          hit), text_score (or null: not a full-text hit), similarity (0..1, the cosine
+//          score of every candidate, full-text hits included: the embedding is on the node),
+//          seeds (how many entities the memory names that a graph walk from it could go on
+//          from: not denied, not a hub, and named by another memory or related to another
 //          entity)}; memory is a map without the embedding, timestamps as ISO strings, far
-//          cheaper for the driver to decode than temporal values) and feedback_weight (the
-//          user's, or null for the default). One row rather than one per candidate: the
-//          driver's cost is per record.
+//          cheaper for the driver to decode than temporal values), named (the keys of `names`
+//          that are the user's entities, hubs aside: seeds for the graph walk) and
+//          feedback_weight (the user's, or null for the default). One row rather than one per
+//          candidate: the driver's cost is per record.
 CYPHER 25
 CALL () {
   CALL () {
@@ -95,10 +99,17 @@ WITH collect({
              updated_at: toString(m.updated_at), observed_at: toString(m.observed_at)},
   vector_score: vector_score,
   text_score: text_score,
+  similarity: coalesce(vector_score, vector.similarity.cosine(m.embedding, toFloatList($p.vector))),
   seeds: COUNT { (m)-[r:MENTIONS]->(e:Entity)
                  WHERE (r.negated IS NULL OR NOT r.negated)
                    AND COUNT { (e)<-[:MENTIONS]-() } <= $p.hub_limit
                    AND (COUNT { (e)<-[:MENTIONS]-() } > 1 OR EXISTS { (e)-[:RELATES_TO]-() }) }
 }) AS candidates
+CALL () {
+  UNWIND $p.names AS name
+  MATCH (e:Entity {user_id: $p.user_id, key: name})
+  WHERE COUNT { (e)<-[:MENTIONS]-() } <= $p.hub_limit
+  RETURN collect(e.key) AS named
+}
 OPTIONAL MATCH (u:User {id: $p.user_id})
-RETURN candidates, u.feedback_weight AS feedback_weight
+RETURN candidates, named, u.feedback_weight AS feedback_weight

@@ -193,3 +193,49 @@ async def test_a_governance_plugin_sets_the_quarantine_threshold_for_the_users_i
         assert aging["memory_id"] not in [item["memory_id"] for item in listed["items"]]
     finally:
         await _review(client, name, "disabled")
+
+
+async def test_a_plugin_that_selects_a_recipe_changes_retrieval_for_its_users_and_explain_names_it(
+    client: TestClientProtocol, publisher: Publisher, user: User
+) -> None:
+    name = plugin_name()
+    precise = {"retrieval": {"recipe": "precise", "features": {"session_boost": 1.5}}}
+    await _ok(await publish(client, publisher.package(name, config=precise)), 201)
+    await _review(client, name, "active")
+    best = "Maria drinks green tea every morning."
+    for content in (
+        best,
+        "The invoice service is deployed on Kubernetes.",
+        "Quarterly tax filings are due in April.",
+        "The staging cluster runs on three nodes.",
+    ):
+        await store(client, user.headers, content)
+
+    async def ask() -> tuple[list[str], Any]:
+        response = await client.post(
+            "/v1/memories/retrieve",
+            json={
+                "query": "What does Maria drink in the morning?",
+                "top_k": 4,
+                "explain": "verbose",
+            },
+            headers=user.headers,
+        )
+        body = await _ok(response)
+        return [memory["content"] for memory in body["results"]], body["explain"]
+
+    default, explain = await ask()
+    assert explain["recipe"] == "balanced" and explain["plugin"] is None
+    assert len(default) == 4 and default[0] == best  # top_k filled by default
+    try:
+        rule = {"plugin": name, "version": "1.0.0", "subject": f"user:{user.user_id}"}
+        await _ok(await _bind(client, "retrieval", **rule), 201)
+        floored, explain = await ask()
+        assert explain["recipe"] == "precise" and explain["plugin"] == f"{name}@1.0.0"
+        assert explain["config"]["floor"]["relative"] == 0.5
+        assert explain["config"]["features"]["session_boost"] == 1.5
+        assert floored == [best]  # the unrelated ones fall under half the best score
+    finally:
+        await _review(client, name, "disabled")
+    restored, explain = await ask()
+    assert restored == default and explain["recipe"] == "balanced"

@@ -283,11 +283,50 @@ async def test_explain_verbose_reports_component_scores(
         assert row["score"] == pytest.approx(product)
     top = ranking[0]
     assert top["text_score"] is not None and top["vector_score"] is not None
+    assert top["text_rank"] == 1
     assert results[0]["content"] == "Plays tennis with friends every Saturday"
-    assert top["text_coverage"] == 1.0  # "tennis" and "saturday"; "on" is a stop word
-    assert all(0.0 <= row["text_coverage"] <= 1.0 for row in ranking)
+    parts = top["relevance_parts"]
+    assert parts["lexical"] == 1.0  # "tennis" and "saturday"; "on" is a stop word
+    assert parts["vector"] + parts["text"] == pytest.approx(top["relevance"])
+    # Every candidate has its similarity to the query, full-text hits included.
+    assert all(-1.0 <= row["similarity"] <= 1.0 for row in ranking)
+    assert all(0.0 <= row["relevance_parts"]["lexical"] <= 1.0 for row in ranking)
+    assert body["explain"]["recipe"] == "balanced"
+    assert body["explain"]["config"]["fusion"]["vector_weight"] == pytest.approx(
+        top["relevance_parts"]["vector"] / top["similarity"]
+    )
     assert "timings_ms" in body["explain"]
     assert "plan" not in body["explain"]
+
+
+async def test_a_requested_recipe_is_the_one_in_effect_and_explain_names_it(
+    client: TestClientProtocol, facts_user: tuple[User, list[dict[str, Any]]]
+) -> None:
+    owner, _ = facts_user
+
+    async def ask(**fields: Any) -> dict[str, Any]:
+        response = await client.post(
+            "/v1/memories/retrieve",
+            json={"query": "which sport do they play", "top_k": 6, "explain": True, **fields},
+            headers=owner.headers,
+        )
+        assert response.status_code == 200, await response.get_data(as_text=True)
+        body: dict[str, Any] = await response.get_json()
+        return body
+
+    default = await ask()
+    assert default["explain"]["recipe"] == "balanced"
+    assert len(default["results"]) == 6  # top_k filled: no relative floor by default
+    precise = await ask(recipe="precise")
+    assert precise["explain"]["recipe"] == "precise"
+    assert 1 <= len(precise["results"]) < 6
+    assert precise["results"][0]["memory_id"] == default["results"][0]["memory_id"]
+    flat = await ask(recipe="flat")
+    assert flat["explain"]["recipe"] == "flat" and flat["explain"]["graph"] is None
+    response = await client.post(
+        "/v1/memories/retrieve", json={"query": "x", "recipe": "fastest"}, headers=owner.headers
+    )
+    assert response.status_code == 422
 
 
 async def test_explain_analyze_reports_the_plan(

@@ -7,13 +7,13 @@ from dataclasses import replace
 from app.services.retrieval.ranking import Candidate
 
 
-def candidate(memory_id: str, cosine: float | None, **fields: object) -> Candidate:
-    """A year-old, fully trusted vector hit covering the whole query, with `fields` changed."""
+def candidate(memory_id: str, cosine: float, **fields: object) -> Candidate:
+    """A year-old, fully trusted vector hit holding no word of the query, with `fields`
+    changed."""
     base = Candidate(
         memory_id=memory_id,
         cosine=cosine,
-        text_score=None,
-        text_coverage=1.0,
+        words=frozenset(),
         confidence=1.0,
         age_days=365.0,
         same_session=False,

@@ -67,3 +67,37 @@ def canonical_keys(keys: Iterable[str], known: Iterable[str]) -> dict[str, str]:
             pool.append(key)
             exact.add(key)
     return mapping
+
+
+MAX_NAME_WORDS = 4
+MAX_HAN_NAME_CHARS = 8
+MAX_NAME_KEYS = 400
+_HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]+")
+# Where a run of words that could be one name ends: Chinese text, clause punctuation.
+_CLAUSE_BREAK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]+|[,;!?:()\"]|\.(?:\s|$)")
+# Words that name nothing alone (a key of only these is not looked up).
+_FUNCTION_WORDS_TEXT = """a an and are as at be but by did do does for from had has have how i if
+in into is it its me my no not of on or our so such that the their them then there these they
+this to was we were what when where which who why will with you your"""
+_FUNCTION_WORDS = frozenset(_FUNCTION_WORDS_TEXT.split())
+
+
+def name_keys(text: str) -> list[str]:
+    """The keys of every name `text` could hold: each run of up to MAX_NAME_WORDS words (not
+    function words alone) and each stretch of 2 to MAX_HAN_NAME_CHARS Chinese characters, to be
+    looked up among a user's entities, so that a question names an entity the user's memories
+    named even where the extractor does not see a name in it ("小蓝在苹果手机上...")."""
+    folded = unicodedata.normalize("NFKC", text).casefold()
+    keys: dict[str, None] = {}
+    for run in _HAN.findall(folded):
+        for start in range(len(run)):
+            for end in range(start + 2, min(len(run), start + MAX_HAN_NAME_CHARS) + 1):
+                keys[run[start:end]] = None
+    for clause in _CLAUSE_BREAK.split(folded):
+        words = _KEY_TOKEN.findall(clause)
+        for end in range(1, len(words) + 1):
+            for size in range(1, min(end, MAX_NAME_WORDS) + 1):
+                phrase = words[end - size : end]
+                if not all(word in _FUNCTION_WORDS for word in phrase):
+                    keys[" ".join(phrase)] = None
+    return list(keys)[:MAX_NAME_KEYS]

@@ -11,7 +11,6 @@ this instance).
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import json
 import time
@@ -24,7 +23,7 @@ from app.graph import Row
 from app.models.plugins import Domain, PluginConfig
 from app.registry import Registry
 from app.services.plugins import packages
-from app.services.retrieval import graph_stage, graph_walk, ranking
+from app.services.retrieval.config import DEFAULT, RetrievalConfig, overridden, recipe
 
 CACHE_S = 5.0
 _cache: dict[tuple[int, str], tuple[float, list[Row], set[str]]] = {}
@@ -98,20 +97,29 @@ async def effect(registry: Registry, domain: Domain, user_id: str) -> Effect | N
     return pick(cached[1], user_id, cached[2])
 
 
-def _overridden(default: Any, settings: Any) -> Any:
+def retrieval_config(found: Effect | None, requested: str | None = None) -> RetrievalConfig:
+    """The retrieval configuration in effect: the recipe the request names, else the one the
+    user's retrieval plugin names, else the default; then the fields the plugin overrides."""
+    settings = found.config if found is not None else None
+    chosen = settings.retrieval if settings is not None else None
+    name = requested or (chosen.recipe if chosen is not None else None)
+    config = recipe(name) if name else DEFAULT
     if settings is None:
-        return default
-    return dataclasses.replace(default, **settings.model_dump(exclude_none=True))
-
-
-def retrieval_settings(
-    found: Effect | None,
-) -> tuple[ranking.Weights, graph_stage.GraphConfig]:
-    """The ranking weights and graph-stage settings a retrieval plugin declares, over the
-    service's own."""
-    if found is None:
-        return ranking.DEFAULT_WEIGHTS, graph_walk.GRAPH
-    return (
-        _overridden(ranking.DEFAULT_WEIGHTS, found.config.ranking),
-        _overridden(graph_walk.GRAPH, found.config.graph),
-    )
+        return config
+    sections: dict[str, dict[str, Any]] = {}
+    if settings.ranking is not None:  # earlier manifests' form
+        legacy = settings.ranking.model_dump(exclude_none=True)
+        if "vector_weight" in legacy:
+            sections["fusion"] = {"vector_weight": legacy.pop("vector_weight")}
+        sections["features"] = legacy
+    if settings.graph is not None:
+        sections["graph"] = settings.graph.model_dump(exclude_none=True)
+    if chosen is not None:
+        for name in ("candidates", "fusion", "features", "graph", "floor"):
+            section = getattr(chosen, name)
+            if section is not None:
+                sections[name] = {
+                    **sections.get(name, {}),
+                    **section.model_dump(exclude_none=True),
+                }
+    return overridden(config, sections)

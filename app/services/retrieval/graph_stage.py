@@ -17,21 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-
-@dataclass(frozen=True)
-class GraphConfig:
-    """The graph stage's knobs (see retrieval's configuration)."""
-
-    # Tuned on bench/graph_retrieval.py (see the README for the figures).
-    enabled: bool = True
-    max_hops: int = 3  # entity-to-entity moves from a seed entity
-    hop_decay: float = 0.95  # worth kept per further memory on the path
-    sharpness: float = 8.0  # how steeply a weaker path falls behind the best one
-    seed_memories: int = 1  # top first-stage candidates whose entities also seed
-    memory_seed_weight: float = 0.5  # a candidate's entities seed less than the query's own
-    hub_limit: int = 20  # entities more memories than this mention are not walked through
-    max_paths: int = 200
-    residual: bool = True  # judge what the walk reaches by the query without the seed names
+from app.services.retrieval.config import GraphConfig
 
 
 @dataclass(frozen=True)

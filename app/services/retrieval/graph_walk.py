@@ -11,12 +11,11 @@ from typing import Any
 from app.graph import PackedVector, packed_vector
 from app.registry import Registry
 from app.services.entities.extractor import extract
-from app.services.entities.names import compact_key
+from app.services.entities.names import compact_key, name_keys
 from app.services.memory_view import whole
 from app.services.retrieval import graph_stage, ranking
+from app.services.retrieval.config import DEFAULT, Fusion, GraphConfig
 from app.services.scope import MAIN, MemoryFilter, Scope
-
-GRAPH = graph_stage.GraphConfig()
 
 
 @dataclass(frozen=True)
@@ -41,8 +40,22 @@ class Expansion:
             return replace(candidate, denied=True)
         return candidate
 
+    @property
+    def chain(self) -> bool:
+        """Whether the walk found a chain from an entity the question names: a path through
+        two memories or more that scored."""
+        return any(
+            hit.path.seed_memory is None and len(hit.path.memories) >= 2
+            for hit in self.hits.values()
+        )
+
     def summary(self) -> dict[str, Any]:
-        return {"seed_entities": self.keys, "reached": len(self.hits), "timed_out": self.timed_out}
+        return {
+            "seed_entities": self.keys,
+            "reached": len(self.hits),
+            "chain": self.chain,
+            "timed_out": self.timed_out,
+        }
 
     def explain(self, memory_id: str) -> dict[str, Any]:
         """A result's graph score and the path that brought it in (the first-stage memory that
@@ -61,19 +74,30 @@ class Walk:
 
     keys: list[str]
     residual: asyncio.Future[list[float]] | None
-    config: graph_stage.GraphConfig = GRAPH
+    config: GraphConfig = DEFAULT.graph
+    # Every name the query could hold (entities.names.name_keys), for the first stage to look
+    # up among the user's entities: the extractor reads a question less well than a statement
+    # ("Old Faithful", "小蓝在苹果手机上").
+    names: list[str] = field(default_factory=list)
 
     async def reach(
-        self, registry: Registry, scope: Scope, vector: PackedVector, seeds: list[str]
+        self,
+        registry: Registry,
+        scope: Scope,
+        vector: PackedVector,
+        seeds: list[str],
+        keys: list[str] | None = None,
     ) -> Reached:
-        """Walks in one round trip from the query's entities and the seed memories'."""
+        """Walks in one round trip from entities (by default the query's, as the extractor
+        reads it) and the seed memories'."""
+        keys = self.keys if keys is None else keys
         judge = packed_vector(await self.residual) if self.residual is not None else vector
         rows = await registry.graph.read_within(
             "retrieval/expand",
             registry.settings.graph_time_limit_s,
-            **_walk_params(self.config, scope, self.keys, seeds, vector, judge),
+            **_walk_params(self.config, scope, keys, seeds, vector, judge),
         )
-        return Reached(seeds=seeds, found=rows[0] if rows else None)
+        return Reached(seeds=seeds, keys=keys, found=rows[0] if rows else None)
 
     async def finish(
         self,
@@ -82,22 +106,29 @@ class Walk:
         vector: PackedVector,
         beside: Reached | None,
         candidates: list[ranking.Candidate],
+        query_words: frozenset[str],
         keep: MemoryFilter,
         seedable: frozenset[str],
-        weights: ranking.Weights = ranking.DEFAULT_WEIGHTS,
+        named: list[str],
+        fusion: Fusion = DEFAULT.fusion,
     ) -> Expansion | None:
         """Scores what the walk reached: the one that ran beside the first stage from the
-        query's entities, or, when there was none or it led nowhere (unknown entities, hubs),
-        a walk from the best candidates' entities, those of them that name an entity to go on
-        from (`seedable`: a walk from hubs, or from entities no other memory names, finds
-        nothing and costs a round trip). None when there is nothing at all (no candidate, no
-        entity in the query)."""
-        relevance = ranking.relevances(candidates, weights)
+        query's entities as the extractor reads them, or, when there was none or it led
+        nowhere (unknown entities, hubs), a walk from the other user's entities the query
+        names (`named`: the first stage looked up every name the query could hold), else from
+        the best candidates' entities, those of them that name an entity to go on from
+        (`seedable`: a walk from hubs, or from entities no other memory names, finds nothing
+        and costs a round trip). None when there is nothing at all (no candidate, no entity in
+        the query)."""
+        relevance = ranking.relevances(candidates, query_words, fusion)
         reached = beside
         if candidates and (reached is None or reached.nowhere):
+            others = [key for key in named if key not in self.keys]
             best = sorted(relevance, key=lambda key: -relevance[key])[: self.config.seed_memories]
             seeds = [memory_id for memory_id in best if memory_id in seedable]
-            if seeds:
+            if others:
+                reached = await self.reach(registry, scope, vector, [], others)
+            elif seeds:
                 reached = await self.reach(registry, scope, vector, seeds)
         if reached is None:
             if self.residual is not None:
@@ -110,7 +141,7 @@ class Walk:
     ) -> Expansion:
         found = reached.found
         if found is None:
-            return Expansion(self.keys, timed_out=True)
+            return Expansion(reached.keys, timed_out=True)
         best = max(relevance.values(), default=0.0)
         memories = [row for row in found["memories"] if whole(row["memory"])]
         similarity = {
@@ -133,11 +164,16 @@ class Walk:
         deniers = frozenset(row["memory"]["memory_id"] for row in memories if row["denies"])
         hits = graph_stage.score(paths, similarity, strength, best, self.config, deniers)
         rows = [
-            {"memory": row["memory"], "vector_score": row["similarity"], "text_score": None}
+            {
+                "memory": row["memory"],
+                "vector_score": None,
+                "text_score": None,
+                "similarity": row["similarity"],
+            }
             for row in memories
             if row["memory"]["memory_id"] in hits and keep.admits(row["memory"])
         ]
-        return Expansion(keys=self.keys, rows=rows, hits=hits, denied=frozenset(found["denied"]))
+        return Expansion(keys=reached.keys, rows=rows, hits=hits, denied=frozenset(found["denied"]))
 
 
 @dataclass(frozen=True)
@@ -146,6 +182,7 @@ class Reached:
     row (None when it ran out of time and was dropped)."""
 
     seeds: list[str]
+    keys: list[str]
     found: dict[str, Any] | None
 
     @property
@@ -155,7 +192,7 @@ class Reached:
 
 
 def _walk_params(
-    config: graph_stage.GraphConfig,
+    config: GraphConfig,
     scope: Scope,
     keys: list[str],
     seeds: list[str],
@@ -181,11 +218,12 @@ async def warm(registry: Registry, vector: PackedVector) -> None:
     planning it takes longer than the walk's time limit, and the first retrieves would
     otherwise wait for it or answer without the graph."""
     await registry.graph.read(
-        "retrieval/expand", **_walk_params(GRAPH, Scope("", MAIN), [], [], vector, vector)
+        "retrieval/expand",
+        **_walk_params(DEFAULT.graph, Scope("", MAIN), [], [], vector, vector),
     )
 
 
-def start(registry: Registry, query: str, config: graph_stage.GraphConfig = GRAPH) -> Walk:
+def start(registry: Registry, query: str, config: GraphConfig = DEFAULT.graph) -> Walk:
     """Picks the query's entities and queues the query without their names for encoding (it
     judges what the walk reaches, so a memory is not relevant just for naming the seed);
     queued before the query itself, the two share one model call."""
@@ -196,4 +234,7 @@ def start(registry: Registry, query: str, config: graph_stage.GraphConfig = GRAP
         if config.residual and mentions and residual_text
         else None
     )
-    return Walk(keys=[m.key for m in mentions if not m.negated], residual=residual, config=config)
+    keys = [m.key for m in mentions if not m.negated]
+    denied = {m.key for m in mentions if m.negated}
+    names = [key for key in name_keys(query) if key not in denied and key not in keys]
+    return Walk(keys=keys, residual=residual, config=config, names=names)

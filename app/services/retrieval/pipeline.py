@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import time
 from datetime import UTC, datetime
 from typing import Any
@@ -16,28 +17,40 @@ from app.services.governance import confidence
 from app.services.memory_view import current_confidence, metadata_props, to_memory, whole
 from app.services.plugins import effects
 from app.services.retrieval import graph_walk, ranking
-from app.services.retrieval.query_text import content_words, coverage, lucene_query
+from app.services.retrieval.config import DEFAULT, RetrievalConfig
+from app.services.retrieval.query_text import content_words, lucene_query, words
 from app.services.scope import MAIN, Caller, MemoryFilter, Scope, scope_for
 
 DEFAULT_TOP_K = {"retrieve": 5, "search": 10}
-CANDIDATE_FACTOR = 4
-MIN_CANDIDATES = 20
-FILTER_FACTOR = 4  # how many more candidates a filtered search fetches
 FULLTEXT_MIN_FETCH = 100
 FULLTEXT_MAX_FETCH = 100_000
 
 
+def text_ranks(rows: list[dict[str, Any]]) -> dict[str, int]:
+    """Each full-text hit's 1-based rank among the user's hits, hits of equal score sharing
+    the better rank (1, 2, 2, 4), so that equal texts rank alike."""
+    scores = sorted(
+        (row["text_score"] for row in rows if row["text_score"] is not None), reverse=True
+    )
+    first: dict[float, int] = {}
+    for position, score in enumerate(scores, start=1):
+        first.setdefault(score, position)
+    return {
+        row["memory"]["memory_id"]: first[row["text_score"]]
+        for row in rows
+        if row["text_score"] is not None
+    }
+
+
 def _candidate(
-    row: dict[str, Any], query_words: frozenset[str], session_id: str | None, now: datetime
+    row: dict[str, Any], text_rank: int | None, session_id: str | None, now: datetime
 ) -> ranking.Candidate:
     memory = row["memory"]
-    vector_score = row["vector_score"]
-    text_score = row["text_score"]
     return ranking.Candidate(
         memory_id=memory["memory_id"],
-        cosine=None if vector_score is None else ranking.cosine(vector_score),
-        text_score=text_score,
-        text_coverage=coverage(query_words, memory["content"]) if text_score is not None else 0.0,
+        cosine=ranking.cosine(row["similarity"]),
+        words=frozenset(words(memory["content"])),
+        text_rank=text_rank,
         confidence=current_confidence(memory, now),
         age_days=confidence.age_days(memory["created_at"], now),
         same_session=session_id is not None and memory.get("session_id") == session_id,
@@ -55,23 +68,28 @@ def first_stage_params(
     vector: PackedVector,
     query: str,
     top_k: int,
-    hub_limit: int = graph_walk.GRAPH.hub_limit,
+    config: RetrievalConfig = DEFAULT,
+    names: list[str] | None = None,
 ) -> dict[str, Any]:
-    """The parameters of retrieval/candidates for the top_k memories of `query` (`hub_limit`:
-    the graph walk's, for what a candidate could seed)."""
-    wanted = max(MIN_CANDIDATES, top_k * CANDIDATE_FACTOR)
+    """The parameters of retrieval/candidates for the top_k memories of `query` (the graph
+    walk's hub limit too, for what a candidate could seed, and the `names` to look up among
+    the user's entities)."""
+    sources = config.candidates
+    wanted = sources.wanted(top_k)
     # Types are filtered inside the vector search; the rest apply to what the searches find.
-    vector_k = wanted * FILTER_FACTOR if keep.narrows else wanted
-    text_k = wanted * FILTER_FACTOR if keep.narrows or keep.memory_types else wanted
+    vector_k = wanted * sources.filter_factor if keep.narrows else wanted
+    text_k = wanted * sources.filter_factor if keep.narrows or keep.memory_types else wanted
+    lucene = lucene_query(query, scope.user_id, scope.branch, scope.view_seq)
     return {
         **scope.params(),
         **keep.params(),
         "shadows": scope.shadows,
         "vector": vector,
         "vector_k": vector_k,
-        "lucene": lucene_query(query, scope.user_id, scope.branch, scope.view_seq),
+        "lucene": lucene if sources.fulltext else None,
         "text_k": text_k,
-        "hub_limit": hub_limit,
+        "hub_limit": config.graph.hub_limit,
+        "names": names or [],
     }
 
 
@@ -101,17 +119,18 @@ async def hybrid(
     scope = await scope_for(registry, caller, request.branch)
     top_k = request.top_k or DEFAULT_TOP_K[mode]
     plugin = await effects.effect(registry, "retrieval", scope.user_id)
-    weights, graph_config = effects.retrieval_settings(plugin)
+    config = effects.retrieval_config(plugin, request.recipe)
     # The walk's residual query is queued first, so that one model call encodes both.
     walk = (
-        graph_walk.start(registry, request.query, graph_config)
-        if request.graph and graph_config.enabled
+        graph_walk.start(registry, request.query, config.graph)
+        if request.graph and config.graph.enabled
         else None
     )
     vector = packed_vector(await registry.embedder.encode_query(request.query))
     embedded = time.perf_counter()
     keep = MemoryFilter(request.memory_types, request.subject_id, request.only_session)
-    params = first_stage_params(scope, keep, vector, request.query, top_k, graph_config.hub_limit)
+    names = walk.names if walk is not None else []
+    params = first_stage_params(scope, keep, vector, request.query, top_k, config, names)
 
     async def first_stage() -> tuple[dict[str, Any], dict[str, Any] | None]:
         if request.explain == "analyze":
@@ -141,10 +160,24 @@ async def hybrid(
     if weight is None:
         weight = FEEDBACK_WEIGHT_DEFAULT
     query_words = content_words(request.query)
-    candidates = [_candidate(row, query_words, session_id, now) for row in rows]
+    ranks = text_ranks(rows)
+    candidates = [
+        _candidate(row, ranks.get(row["memory"]["memory_id"]), session_id, now) for row in rows
+    ]
     seedable = frozenset(row["memory"]["memory_id"] for row in rows if row["seeds"])
     expansion = (
-        await walk.finish(registry, scope, vector, reached, candidates, keep, seedable, weights)
+        await walk.finish(
+            registry,
+            scope,
+            vector,
+            reached,
+            candidates,
+            query_words,
+            keep,
+            seedable,
+            found["named"],
+            config.fusion,
+        )
         if walk is not None
         else None
     )
@@ -153,16 +186,18 @@ async def hybrid(
         for row in expansion.rows:
             if row["memory"]["memory_id"] not in known:
                 rows.append(row)
-                candidates.append(_candidate(row, query_words, session_id, now))
+                candidates.append(_candidate(row, None, session_id, now))
         candidates = [expansion.scored(candidate) for candidate in candidates]
     expanded = time.perf_counter()
     ranked = ranking.rank(
         candidates,
+        query_words,
         feedback_weight=weight,
         session_boost=mode == "retrieve",
         top_k=top_k,
         min_score=request.min_score,
-        weights=weights,
+        config=config,
+        chain=expansion is not None and expansion.chain,
     )
     by_id = {row["memory"]["memory_id"]: row["memory"] for row in rows}
     results = [to_memory(by_id[item.memory_id], item.score) for item in ranked]
@@ -194,6 +229,7 @@ async def hybrid(
             profile=profile,
             expansion=expansion,
             plugin=plugin.plugin if plugin else None,
+            config=config,
         ),
     }
 
@@ -209,10 +245,12 @@ def _explain(
     profile: dict[str, Any] | None,
     expansion: graph_walk.Expansion | None,
     plugin: str | None,
+    config: RetrievalConfig,
 ) -> dict[str, Any]:
     report: dict[str, Any] = {
         "level": level if isinstance(level, str) else "timing",
         "timings_ms": {name: round(value, 3) for name, value in timings.items()},
+        "recipe": config.recipe,  # the retrieval configuration in effect (see config.RECIPES)
         "candidates": len(rows),
         "vector_hits": sum(1 for row in rows if row["vector_score"] is not None),
         "text_hits": sum(1 for row in rows if row["text_score"] is not None),
@@ -221,16 +259,21 @@ def _explain(
         "plugin": plugin,  # the retrieval plugin in effect for the user (key@version)
     }
     if level in ("verbose", "analyze"):
+        report["config"] = dataclasses.asdict(config)
         raw = {row["memory"]["memory_id"]: row for row in rows}
-        coverages = {candidate.memory_id: candidate.text_coverage for candidate in candidates}
+        by_id = {candidate.memory_id: candidate for candidate in candidates}
         report["ranking"] = [
             {
                 "memory_id": item.memory_id,
                 "score": item.score,
+                "similarity": by_id[item.memory_id].cosine,
                 "vector_score": raw[item.memory_id]["vector_score"],
                 "text_score": raw[item.memory_id]["text_score"],
-                "text_coverage": coverages[item.memory_id],
+                "text_rank": by_id[item.memory_id].text_rank,
+                # What each feature contributed: the score is the product of the factors
+                # (relevance, feedback, ...); relevance is the larger of vector + text and graph.
                 **item.components,
+                "relevance_parts": item.relevance_parts,
                 **(expansion.explain(item.memory_id) if expansion else {}),
             }
             for item in ranked

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.services.entities.names import canonical_keys, entity_key, near_duplicates
+from app.services.entities.names import canonical_keys, entity_key, name_keys, near_duplicates
 
 
 @pytest.mark.parametrize(
@@ -102,3 +102,15 @@ def test_every_key_is_mapped_once() -> None:
     mapping = canonical_keys(["x", "x", "payment service"], ["payment service"])
     assert mapping == {"x": "x", "payment service": "payment service"}
     assert canonical_keys([], ["payment service"]) == {}
+
+
+def test_name_keys_offers_every_name_a_question_could_hold() -> None:
+    keys = name_keys("Who should I talk to before switching off Old Faithful?")
+    assert "old faithful" in keys and "faithful" in keys
+    assert "to" not in keys and "who should" in keys  # function words alone are not looked up
+    chinese = name_keys("小蓝在苹果手机上的更新节奏是怎样的？")
+    assert "小蓝" in chinese and "苹果手机" in chinese
+    assert all(2 <= len(key) <= 8 for key in chinese)
+    mixed = name_keys("动过 db.pool.size 之后出过什么事吗？调用invoice-api失败")
+    assert {"db.pool.size", "invoice api", "动过"} <= set(mixed)
+    assert "db.pool.size invoice" not in mixed  # Chinese text ends a run of words

@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from app.services.plugins.effects import bucket, pick, retrieval_settings, selects
+from app.services.plugins.effects import bucket, pick, retrieval_config, selects
+from app.services.retrieval.config import DEFAULT
 
 CONFIG = json.dumps({"ranking": {"session_boost": 2.0}, "graph": {"enabled": False}})
 
@@ -53,8 +54,8 @@ def test_the_first_binding_with_an_active_matching_version_decides() -> None:
 
 def test_a_plugin_config_overrides_only_what_it_declares() -> None:
     found = pick([_row("b1", "1.0.0", ["1.0.0"])], "alice", {"acme"})
-    weights, graph = retrieval_settings(found)
-    assert weights.session_boost == 2.0 and weights.vector_weight == 0.7
-    assert graph.enabled is False and graph.hop_decay == 0.95
-    default_weights, default_graph = retrieval_settings(None)
-    assert default_weights.session_boost == 1.15 and default_graph.enabled
+    config = retrieval_config(found)
+    assert config.features.session_boost == 2.0
+    assert config.fusion == DEFAULT.fusion
+    assert config.graph.enabled is False and config.graph.hop_decay == DEFAULT.graph.hop_decay
+    assert retrieval_config(None) == DEFAULT

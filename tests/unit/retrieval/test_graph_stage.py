@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from app.services.retrieval.graph_stage import GraphConfig, GraphPath, residual, score
+from app.services.retrieval.config import GraphConfig
+from app.services.retrieval.graph_stage import GraphPath, residual, score
 
 CONFIG = GraphConfig()
 BEST = 0.8  # the best first-stage relevance

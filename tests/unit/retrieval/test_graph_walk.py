@@ -21,3 +21,13 @@ def test_a_reached_memory_takes_its_graph_score_and_is_never_denied() -> None:
     ledger = expansion.scored(candidate("m-ledger", 0.5))
     assert (ledger.graph, ledger.denied) == (0.0, True)
     assert expansion.scored(candidate("m-other", 0.5)) == candidate("m-other", 0.5)
+
+
+def test_a_chain_is_a_scored_path_of_two_memories_from_the_questions_own_entity() -> None:
+    one = Expansion(keys=["maria"], hits={"m-team": GraphHit("m-team", 0.4, PATH)})
+    assert not one.chain and one.summary()["chain"] is False
+    two = GraphPath("maria", None, ("maria", "m-team", "billing", "m-owns"), ("m-team", "m-owns"))
+    assert Expansion(keys=["maria"], hits={"m-owns": GraphHit("m-owns", 0.3, two)}).chain
+    from_a_candidate = GraphPath("billing", "m-team", ("billing", "m-owns"), ("m-team", "m-owns"))
+    hits = {"m-owns": GraphHit("m-owns", 0.3, from_a_candidate)}
+    assert not Expansion(keys=[], hits=hits).chain

@@ -1,0 +1,138 @@
+"""Retrieval as data: the one typed configuration of ranking (candidate sources and their sizes,
+fusion, the second stage's features and weights, the graph stage, the floor), its defaults and
+its named recipes. Every weight of retrieval lives here; the scoring functions receive it.
+
+A recipe is a whole configuration under a name. A retrieval plugin's manifest (see
+plugins.effects) selects one and may override single fields; `explain` names the one in effect.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Candidates:
+    """What the first stage fetches: the memories nearest the query by embedding, and (with
+    `fulltext`) those holding its words, max(minimum, top_k * per_result) from each half,
+    `filter_factor` times more when a filter applies after the search."""
+
+    fulltext: bool = True
+    per_result: int = 4
+    minimum: int = 40
+    filter_factor: int = 4
+
+    def wanted(self, top_k: int) -> int:
+        return max(self.minimum, top_k * self.per_result)
+
+
+@dataclass(frozen=True)
+class Fusion:
+    """How the two halves make one relevance in 0..1 (see ranking.relevance): `vector_weight`
+    of the memory's cosine similarity to the query (every candidate has one: the embeddings are
+    on the nodes), the rest of its full-text part. The full-text part is the weighted share of
+    the query's words the memory holds, each word weighed by its specificity among the
+    candidates (ranking.word_weights), scaled between 1 - text_rank_share and 1 by the memory's
+    rank among the user's full-text hits, `text_rank_scale / (text_rank_scale + rank - 1)`.
+    Ranks, not the engine's scores: those come from statistics over every user's memories."""
+
+    vector_weight: float = 0.55
+    text_rank_share: float = 0.3
+    text_rank_scale: float = 20.0
+
+
+@dataclass(frozen=True)
+class Features:
+    """The second stage's multipliers of relevance (see ranking.rank)."""
+
+    session_boost: float = 1.15  # retrieve (not search): a memory of the request's session
+    recency_bonus: float = 0.05  # at most, for a memory created just now
+    recency_days: float = 30.0  # e-folding time of the recency bonus
+    confidence_floor: float = 0.75  # what confidence 0 keeps of a score
+    contradicted: float = 0.6  # consolidate kept another memory that disagrees with it
+    denied: float = 0.6  # about what the question's subject is said to be unrelated to
+
+
+@dataclass(frozen=True)
+class GraphConfig:
+    """The graph stage: a walk from the query's entities (and the best candidates') through
+    MENTIONS and RELATES_TO (see graph_stage)."""
+
+    enabled: bool = True
+    max_hops: int = 3  # entity-to-entity moves from a seed entity
+    hop_decay: float = 0.95  # worth kept per further memory on the path
+    sharpness: float = 16.0  # how steeply a weaker path falls behind the best one
+    seed_memories: int = 1  # top first-stage candidates whose entities also seed
+    memory_seed_weight: float = 0.5  # a candidate's entities seed less than the query's own
+    hub_limit: int = 20  # entities more memories than this mention are not walked through
+    max_paths: int = 200
+    residual: bool = True  # judge what the walk reaches by the query without the seed names
+
+
+@dataclass(frozen=True)
+class Floor:
+    """Which results are dropped though top_k is not filled: those under `relative` times the
+    best score, or, when the graph stage brought in a chain of memories (the question is about
+    how things connect and the chain answers it), under `after_chain` times the best score, so
+    that memories far weaker than the chain do not pad it. 0: none. `min_score` in a request
+    sets an absolute floor instead."""
+
+    relative: float = 0.0
+    after_chain: float = 0.5
+
+
+@dataclass(frozen=True)
+class RetrievalConfig:
+    recipe: str = "balanced"
+    candidates: Candidates = field(default_factory=Candidates)
+    fusion: Fusion = field(default_factory=Fusion)
+    features: Features = field(default_factory=Features)
+    graph: GraphConfig = field(default_factory=GraphConfig)
+    floor: Floor = field(default_factory=Floor)
+
+
+DEFAULT = RetrievalConfig()
+
+RECIPES: dict[str, RetrievalConfig] = {
+    # Hybrid with the graph stage, top_k filled: the measured default.
+    "balanced": DEFAULT,
+    # Meaning first (paraphrasing agents, short texts with few shared words).
+    "semantic": dataclasses.replace(
+        DEFAULT, recipe="semantic", fusion=dataclasses.replace(DEFAULT.fusion, vector_weight=0.85)
+    ),
+    # Words first (identifiers, codes, names).
+    "lexical": dataclasses.replace(
+        DEFAULT, recipe="lexical", fusion=dataclasses.replace(DEFAULT.fusion, vector_weight=0.3)
+    ),
+    # Only what is close to the best: results under half the best score are dropped.
+    "precise": dataclasses.replace(DEFAULT, recipe="precise", floor=Floor(relative=0.5)),
+    # Always top_k, whatever the graph stage found.
+    "filled": dataclasses.replace(DEFAULT, recipe="filled", floor=Floor(after_chain=0.0)),
+    # The two halves alone, no graph stage.
+    "flat": dataclasses.replace(
+        DEFAULT, recipe="flat", graph=dataclasses.replace(DEFAULT.graph, enabled=False)
+    ),
+}
+RECIPE_NAMES = tuple(RECIPES)
+
+
+def recipe(name: str) -> RetrievalConfig:
+    """The named recipe (KeyError for an unknown name: the request and manifest models only let
+    known names through)."""
+    return RECIPES[name]
+
+
+def overridden(
+    config: RetrievalConfig, overrides: Mapping[str, Mapping[str, Any]]
+) -> RetrievalConfig:
+    """The configuration with fields of its sections replaced (`{"fusion": {"vector_weight":
+    0.5}}`); sections or fields not named keep their values."""
+    sections = {
+        name: dataclasses.replace(getattr(config, name), **values)
+        for name, values in overrides.items()
+        if values
+    }
+    return dataclasses.replace(config, **sections) if sections else config
