@@ -4,7 +4,7 @@
 OPTIONAL MATCH (old:PluginBinding {domain: $p.domain, activation: true})
 WHERE $p.activation
 WITH collect(old) AS olds
-WITH olds, [old IN olds | old {.*}][0] AS replaced
+WITH olds, [old IN olds | old {.*, created_at: toString(old.created_at)}][0] AS replaced
 FOREACH (old IN olds | DELETE old)
 CREATE (b:PluginBinding {binding_id: $p.binding_id, domain: $p.domain, plugin: $p.plugin,
                          version: $p.version, subject: $p.subject, priority: $p.priority,

@@ -5,6 +5,7 @@ ranking is back; every step is in the audit events."""
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from datetime import datetime
 from typing import Any
 
 import pytest_asyncio
@@ -239,3 +240,28 @@ async def test_a_plugin_that_selects_a_recipe_changes_retrieval_for_its_users_an
         await _review(client, name, "disabled")
     restored, explain = await ask()
     assert restored == default and explain["recipe"] == "balanced"
+
+
+async def test_an_activation_replaces_the_one_before_and_the_audit_keeps_it(
+    client: TestClientProtocol, plugin: str
+) -> None:
+    await _review(client, plugin, "active")
+    activate = "/admin/plugins/domains/retrieval/activate"
+    rule = {"plugin": plugin, "version": "1.0.0"}
+    first = await _ok(await client.post(activate, json=rule, headers=MASTER), 201)
+    second = await _ok(await client.post(activate, json=rule, headers=MASTER), 201)
+    assert second["binding_id"] != first["binding_id"]
+
+    listed = await _ok(
+        await client.get("/admin/plugins/domains/retrieval/bindings", headers=MASTER)
+    )
+    activations = [item["binding_id"] for item in listed["items"] if item["activation"]]
+    assert activations == [second["binding_id"]]
+    events = await _ok(
+        await client.get("/admin/plugins/events", query_string={"plugin": plugin}, headers=MASTER)
+    )
+    latest = events["items"][0]
+    assert latest["action"] == "domain.activate"
+    assert latest["before"]["binding_id"] == first["binding_id"]
+    recorded = datetime.fromisoformat(latest["before"]["created_at"])
+    assert recorded == datetime.fromisoformat(first["created_at"])
