@@ -13,10 +13,8 @@ from tests.conftest import User, create_user
 from tests.support.branches import create_branch
 from tests.support.http import request_ok
 from tests.support.memories import correct, page_items, store, store_batch, without_confidence
-from tests.support.neo4j_direct import neo4j_driver, query
+from tests.support.neo4j_direct import query
 from tests.support.snapshots import roll_back, take_snapshot
-
-__all__ = ["neo4j_driver"]  # the fixture, imported for this module's tests
 
 Headers = dict[str, str]
 

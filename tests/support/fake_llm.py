@@ -7,14 +7,16 @@ the service that calls it. No model is involved: the canned answer is what the t
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import json
 import threading
-import time
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from tests.support.waiting import wait_for
+
+HOLD_GUARD_S = 300.0  # how long a held answer waits at most for release()
 
 
 @dataclass
@@ -32,13 +34,16 @@ class FakeLlm:
 
     `reply` is the assistant message content: a dict or list is sent as its JSON text, a str
     as it is (so a test can send garbage). `status` other than 200 answers with an error body.
-    `delay_s` holds every answer back that long (a slow or timing-out LLM).
+    `hold()` keeps every answer back until `release()` (an LLM that is slow, or times out): a
+    test changes things while the service waits, or lets a time limit of the service run out,
+    without racing a clock.
     """
 
     def __init__(self) -> None:
         self.reply: Any = {"facts": []}
         self.status = 200
-        self.delay_s = 0.0
+        self._released = threading.Event()
+        self._released.set()
         self.requests: list[Recorded] = []
         self._lock = threading.Lock()
         self._server: ThreadingHTTPServer | None = None
@@ -68,9 +73,9 @@ class FakeLlm:
                     fake.requests.append(
                         Recorded("POST", self.path, dict(self.headers.items()), body)
                     )
-                    reply, status, delay_s = fake.reply, fake.status, fake.delay_s
-                if delay_s:
-                    time.sleep(delay_s)
+                    reply, status = fake.reply, fake.status
+                # A guard only: a test releases what it holds (clear() does, at the latest).
+                fake._released.wait(timeout=HOLD_GUARD_S)
                 if self.path.rstrip("/") != "/v1/chat/completions":
                     self._send(404, {"error": {"message": f"no route {self.path}"}})
                 elif status != 200:
@@ -110,19 +115,28 @@ class FakeLlm:
             self._thread.join(timeout=5)
             self._thread = None
 
-    async def asked(self, seen: int, timeout_s: float = 10.0) -> None:
+    def hold(self) -> None:
+        """Answers from now on wait until release()."""
+        self._released.clear()
+
+    def release(self) -> None:
+        """Sends the answers held back, and every later one at once."""
+        self._released.set()
+
+    async def asked(self, seen: int, timeout_s: float = 60.0) -> None:
         """Waits until more than `seen` requests came in: the service now waits for an answer
-        (held back `delay_s`), so a test can change things meanwhile."""
-        deadline = time.monotonic() + timeout_s
-        while len(self.requests) <= seen:
-            if time.monotonic() > deadline:
-                raise AssertionError(f"the LLM was not asked within {timeout_s}s")
-            await asyncio.sleep(0.02)
+        (held back by hold()), so a test can change things meanwhile."""
+
+        async def more() -> bool:
+            return len(self.requests) > seen
+
+        await wait_for(f"request {seen + 1} to the LLM", more, timeout_s)
 
     def clear(self) -> None:
+        self.release()
         with self._lock:
             self.requests.clear()
-        self.reply, self.status, self.delay_s = {"facts": []}, 200, 0.0
+        self.reply, self.status = {"facts": []}, 200
 
 
 def completion(content: str, model: str) -> dict[str, Any]:
