@@ -23,6 +23,9 @@ class Settings(BaseSettings):
     neo4j_user: str = ""
     neo4j_password: SecretStr = SecretStr("")
     neo4j_database: str = "neo4j"
+    # How long a write is retried while the database cannot be reached before its request
+    # answers 503 (the driver's max_transaction_retry_time). Tests of outages shorten it.
+    neo4j_retry_s: float = Field(default=5.0, gt=0)
     instance_id: str = ""
     # The HTTP server `memory-service serve` runs the app on (app/server.py).
     server: Literal["hypercorn", "uvicorn"] = "hypercorn"

@@ -171,14 +171,17 @@ class Graph:
         self._queries = queries
 
     @classmethod
-    def connect(cls, uri: str, user: str, password: str, database: str) -> Graph:
+    def connect(
+        cls, uri: str, user: str, password: str, database: str, retry_s: float = 5.0
+    ) -> Graph:
+        """A gateway over a new driver; a write transaction is retried for up to `retry_s`."""
         auth = (user, password) if user else None
         driver = AsyncGraphDatabase.driver(
             uri,
             auth=auth,
             connection_acquisition_timeout=10.0,
             connection_timeout=5.0,
-            max_transaction_retry_time=5.0,
+            max_transaction_retry_time=retry_s,
             notifications_min_severity="OFF",
         )
         return cls(driver, database, load_queries())

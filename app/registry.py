@@ -49,6 +49,7 @@ class Registry:
                 settings.neo4j_user,
                 settings.neo4j_password.get_secret_value(),
                 settings.neo4j_database,
+                settings.neo4j_retry_s,
             ),
             embedder=embedder
             or SentenceTransformerEmbedder(

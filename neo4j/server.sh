@@ -2,6 +2,8 @@
 # Runs a local Neo4j Community server assembled from Maven Central (see pom.xml beside this file).
 #   neo4j/server.sh start DIR BOLT_PORT HTTP_PORT   start an instance whose data and logs live in DIR
 #   neo4j/server.sh stop DIR                        stop it and wait until it has exited
+# NEO4J_JVM_EXTRA adds java options (scripts/test.sh: a JIT that spends less CPU, for servers
+# that live minutes).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 
@@ -67,8 +69,12 @@ start() {
   if [ -f "$dir/run/neo4j.pid" ] && kill -0 "$(cat "$dir/run/neo4j.pid")" 2>/dev/null; then
     echo "Neo4j already running in $dir" >&2
   else
-    local java options; java=$(find_java)
+    local java options extra; java=$(find_java)
     mapfile -t options < <(jvm_options "$dir/conf/neo4j.conf")
+    if [ -n "${NEO4J_JVM_EXTRA:-}" ]; then
+      read -ra extra <<< "$NEO4J_JVM_EXTRA"
+      options+=("${extra[@]}")
+    fi
     nohup "$java" "${options[@]}" -cp "$dir/lib/*" org.neo4j.server.Neo4jCommunity \
       --home-dir="$dir" --config-dir="$dir/conf" > "$dir/logs/console.log" 2>&1 &
     echo $! > "$dir/run/neo4j.pid"

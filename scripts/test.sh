@@ -1,28 +1,54 @@
 #!/usr/bin/env bash
-# Runs the whole suite: ruff, mypy --strict, then pytest against a throwaway Neo4j
-# (var/test-neo4j-PORT, Bolt TEST_NEO4J_BOLT_PORT=27687, HTTP TEST_NEO4J_HTTP_PORT=27474),
-# which is stopped and removed afterwards, whatever happens. Extra arguments go to pytest.
+# Runs the whole suite: ruff, mypy --strict, then pytest on TEST_WORKERS pytest-xdist workers
+# (default 3; 0 runs it in this one process) against throwaway Neo4j servers: the first worker
+# uses var/test-neo4j-PORT (Bolt TEST_NEO4J_BOLT_PORT=27687, HTTP TEST_NEO4J_HTTP_PORT=27474),
+# started here while ruff and mypy run; every other worker starts one of its own on free ports
+# (tests/conftest.py). All are stopped and removed afterwards, whatever happens. Extra arguments
+# go to pytest. See docs/testing.md.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 scripts/bootstrap.sh
 
+# Test servers live minutes: HotSpot's first JIT tier only halves the CPU they spend (most of
+# it compiling for a peak speed they never need).
+export NEO4J_JVM_EXTRA=${NEO4J_JVM_EXTRA:--XX:TieredStopAtLevel=1}
+bolt=${TEST_NEO4J_BOLT_PORT:-27687}
+http=${TEST_NEO4J_HTTP_PORT:-27474}
+workers=${TEST_WORKERS:-3}
+dir=var/test-neo4j-$bolt
+starting=
+cleanup() {
+  if [ -n "$starting" ]; then wait "$starting" 2>/dev/null || true; fi  # a start under way
+  neo4j/server.sh stop "$dir"
+  rm -rf "$dir"
+  for worker in var/test-workers/*/; do  # left by workers that were killed
+    [ -d "$worker" ] && neo4j/server.sh stop "$worker" && rm -rf "$worker"
+  done
+  return 0
+}
+trap cleanup EXIT
+cleanup
+NEO4J_HEAP=${NEO4J_HEAP:-1g} neo4j/server.sh start "$dir" "$bolt" "$http" &
+starting=$!
+
 .venv/bin/ruff check app tests bench
 .venv/bin/ruff format --check app tests bench
 .venv/bin/mypy app
-
-bolt=${TEST_NEO4J_BOLT_PORT:-27687}
-http=${TEST_NEO4J_HTTP_PORT:-27474}
-dir=var/test-neo4j-$bolt
-cleanup() { neo4j/server.sh stop "$dir"; rm -rf "$dir"; }
-trap cleanup EXIT
-cleanup
-NEO4J_HEAP=${NEO4J_HEAP:-1g} neo4j/server.sh start "$dir" "$bolt" "$http"
+wait "$starting"
+starting=
 
 export NEO4J_URI="bolt://127.0.0.1:$bolt" TEST_NEO4J_DIR="$root/$dir"
 export TEST_NEO4J_BOLT_PORT=$bolt TEST_NEO4J_HTTP_PORT=$http
+parallel=()
+if [ "$workers" -gt 0 ]; then
+  # A test module goes to one worker whole, so that its fixtures (an app, a service process, a
+  # Neo4j of its own) are made once; modules go out in the order collected (the slowest first,
+  # see tests/conftest.py), not by their number of tests.
+  parallel=(-n "$workers" --dist loadfile --no-loadscope-reorder)
+fi
 status=0
-.venv/bin/python -m pytest "$@" || status=$?
+.venv/bin/python -m pytest "${parallel[@]}" "$@" || status=$?
 if [ "$status" -eq 5 ]; then
   echo "pytest collected no tests: that is a failure here" >&2
   exit 1

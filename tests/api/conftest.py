@@ -1,14 +1,17 @@
 """Fixtures of the HTTP tests that need an LLM (a fake OpenAI-compatible server on loopback and
 an app configured to call it; the shared app of tests/conftest.py has none), a real HTTP
 server (the MCP tests: the SDK's clients speak HTTP, not Quart's test client; the pages a
-browser opens), a real browser, or an app started after Neo4j lost its query plans."""
+browser opens), a real browser, or an app started after Neo4j lost its query plans, with the
+plans Neo4j made while it started."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 import pytest_asyncio
@@ -20,16 +23,13 @@ from app import create_app
 from app.config import Settings
 from app.embedder import SentenceTransformerEmbedder
 from app.server import serve
-from tests.conftest import STARTUP_TIMEOUT_S, make_settings
+from tests.conftest import PATIENT_S, STARTUP_TIMEOUT_S, make_settings
 from tests.support.browser import Browser, chromium
 from tests.support.fake_llm import FakeLlm
-from tests.support.neo4j_direct import neo4j_driver, query
-from tests.support.service_process import free_port, wait_until_ready
-
-__all__ = ["neo4j_driver"]  # the fixture, for this folder's tests and freshly_started
-# The graph walk's time limit in a freshly started app: tight, so that a walk that had to be
-# planned shows.
-FRESH_GRAPH_LIMIT_S = 0.25
+from tests.support.machine import free_port
+from tests.support.neo4j_direct import query
+from tests.support.query_plans import Plan, plans_used
+from tests.support.service_process import wait_until_ready
 
 
 @pytest.fixture(scope="module")
@@ -47,13 +47,25 @@ async def llm_app(fake_llm: FakeLlm, embedder: SentenceTransformerEmbedder) -> A
         yield service
 
 
-def _with_llm(fake_llm: FakeLlm, instance_id: str) -> Settings:
+@pytest_asyncio.fixture(loop_scope="session", scope="module")
+async def summarizing_app(
+    fake_llm: FakeLlm, embedder: SentenceTransformerEmbedder
+) -> AsyncIterator[Quart]:
+    """An app whose LLM is the fake server and whose task worker runs the summaries' tasks."""
+    settings = _with_llm(fake_llm, "summarizing", task_worker_enabled=True)
+    service = create_app(settings, embedder=embedder)
+    async with TestApp(service, startup_timeout=STARTUP_TIMEOUT_S):
+        yield service
+
+
+def _with_llm(fake_llm: FakeLlm, instance_id: str, **overrides: Any) -> Settings:
     return make_settings(
         llm_api_key="test",
         llm_base_url=fake_llm.base_url,
         llm_model="fake-model",
-        llm_timeout_s=10.0,
+        llm_timeout_s=PATIENT_S,
         instance_id=instance_id,
+        **overrides,
     )
 
 
@@ -61,7 +73,8 @@ def _with_llm(fake_llm: FakeLlm, instance_id: str) -> Settings:
 async def served(fake_llm: FakeLlm, embedder: SentenceTransformerEmbedder) -> AsyncIterator[str]:
     """The base URL of the service (LLM: the fake server) served on loopback by the service's
     own server, in this event loop, until the module's tests are done."""
-    async with _serving(_with_llm(fake_llm, "served"), embedder) as address:
+    settings = _with_llm(fake_llm, "served", task_worker_enabled=True)  # runs MCP's summaries
+    async with _serving(settings, embedder) as address:
         yield address
 
 
@@ -108,14 +121,37 @@ def llm(fake_llm: FakeLlm) -> Iterator[FakeLlm]:
     fake_llm.clear()
 
 
+@dataclass
+class FreshStart:
+    """An app started after Neo4j lost its query plans, and the plans Neo4j made meanwhile."""
+
+    app: Quart
+    planned: set[Plan]
+
+
 @pytest_asyncio.fixture(loop_scope="session")
 async def freshly_started(
     neo4j_driver: AsyncDriver, embedder: SentenceTransformerEmbedder
-) -> AsyncIterator[Quart]:
-    """An app started after Neo4j lost its query plans, as after a database restart (walk time
-    limit FRESH_GRAPH_LIMIT_S): the plans it makes at startup are all that Neo4j has."""
+) -> AsyncIterator[FreshStart]:
+    """An app started after Neo4j lost its query plans, as after a database restart: the plans
+    Neo4j made while it started are all that Neo4j has."""
     await query(neo4j_driver, "CALL db.clearQueryCaches()")
-    settings = make_settings(instance_id="fresh-start", graph_time_limit_s=FRESH_GRAPH_LIMIT_S)
-    service = create_app(settings, embedder=embedder)
-    async with TestApp(service, startup_timeout=STARTUP_TIMEOUT_S):
-        yield service
+    service = create_app(make_settings(instance_id="fresh-start"), embedder=embedder)
+    harness = TestApp(service, startup_timeout=STARTUP_TIMEOUT_S)
+    async with plans_used(neo4j_driver) as planned:
+        await harness.startup()
+    try:
+        yield FreshStart(service, planned)
+    finally:
+        await harness.shutdown()
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """schemathesis names each test after its operation (`test_fuzz_as_the_master_key[GET
+    /health]`), but under pytest 9.2 gives every test of a function the function's id, and
+    pytest-xdist, which hands tests out by id, would run one operation of each: the id gets the
+    operation again (pytest 9.2 keeps an id's parameters apart, in a NodeId)."""
+    for item in items:
+        label = getattr(item, "operation_label", None)
+        if label and not item.nodeid.endswith("]"):
+            item._id = item._id.with_params(label)

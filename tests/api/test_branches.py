@@ -9,8 +9,8 @@ import pytest
 from neo4j import AsyncDriver
 from quart.typing import TestClientProtocol
 
-from tests.conftest import MASTER, User
-from tests.support.branches import check_out, correct_on_both_sides, create_branch
+from tests.conftest import MASTER, PATIENT_S, User
+from tests.support.branches import check_out, correct_on_both_sides, create_branch, merge
 from tests.support.http import bearer, error_detail, issue_key, request_ok
 from tests.support.memories import (
     correct,
@@ -25,17 +25,9 @@ from tests.support.memories import (
 )
 from tests.support.neo4j_direct import query as cypher
 from tests.support.snapshots import list_snapshots, roll_back, take_snapshot
+from tests.support.waiting import wait_for
 
 Headers = dict[str, str]
-
-
-async def _merge(
-    client: TestClientProtocol, headers: Headers, name: str, strategy: str
-) -> dict[str, Any]:
-    body: dict[str, Any] = await request_ok(
-        client, "POST", f"/v1/branches/{name}/merge", headers, json={"strategy": strategy}
-    )
-    return body
 
 
 async def _listed(client: TestClientProtocol, headers: Headers) -> dict[str, Any]:
@@ -220,7 +212,7 @@ async def test_branch_memories_are_invisible_on_main_before_a_merge(
     )
 
     # After a merge main sees it everywhere.
-    await _merge(client, user.headers, "secret", "append")
+    await merge(client, user.headers, "secret", "append")
     found = await request_ok(
         client, "POST", "/v1/memories/fulltext-search", user.headers, json=text
     )
@@ -297,7 +289,7 @@ async def test_merge_append_brings_only_what_main_lacks(
     client: TestClientProtocol, user: User
 ) -> None:
     made = await _prepare_merge(client, user.headers)
-    merged = await _merge(client, user.headers, "work", "append")
+    merged = await merge(client, user.headers, "work", "append")
     assert merged["strategy"] == "append"
     assert merged["added"] == 2
     assert (merged["replaced"], merged["removed"]) == (0, 0)
@@ -326,7 +318,7 @@ async def test_merge_replace_also_applies_corrections_and_deletions(
     made = await _prepare_merge(client, user.headers)
     before = await page_items(client, user.headers, "main")
     await take_snapshot(client, user.headers, "pre-merge")
-    merged = await _merge(client, user.headers, "work", "replace")
+    merged = await merge(client, user.headers, "work", "replace")
     assert merged["strategy"] == "replace"
     assert merged["added"] == 2
     assert merged["removed"] == 2
@@ -354,10 +346,10 @@ async def test_merging_twice_changes_nothing(
     client: TestClientProtocol, user: User, strategy: str
 ) -> None:
     await _prepare_merge(client, user.headers)
-    await _merge(client, user.headers, "work", strategy)
+    await merge(client, user.headers, "work", strategy)
     after_first = await page_items(client, user.headers, "main")
     await take_snapshot(client, user.headers, "merged-once")
-    second = await _merge(client, user.headers, "work", strategy)
+    second = await merge(client, user.headers, "work", strategy)
     assert (second["added"], second["replaced"], second["removed"]) == (0, 0, 0)
     assert without_confidence(await page_items(client, user.headers, "main")) == without_confidence(
         after_first
@@ -375,7 +367,7 @@ async def test_merge_does_not_duplicate_what_main_stored_meanwhile(
     assert on_branch["memory_id"] != on_main["memory_id"]
     diff = await request_ok(client, "GET", "/v1/branches/parallel/diff", user.headers)
     assert diff["added"] == []
-    merged = await _merge(client, user.headers, "parallel", "append")
+    merged = await merge(client, user.headers, "parallel", "append")
     assert merged["added"] == 0
     assert [item["content"] for item in await page_items(client, user.headers, "main")] == [
         "Zack adopted a puppy"
@@ -485,14 +477,14 @@ async def test_racing_deletes_of_one_branch_succeed_once(
 
 async def _blocked_transactions(driver: AsyncDriver, count: int) -> None:
     """Waits until `count` transactions wait for a lock (the requests found their branch)."""
-    for _ in range(200):
+
+    async def blocked() -> bool:
         rows = await cypher(
             driver, "SHOW TRANSACTIONS YIELD status WHERE status STARTS WITH 'Blocked' RETURN *"
         )
-        if len(rows) >= count:
-            return
-        await asyncio.sleep(0.05)
-    raise AssertionError(f"fewer than {count} requests came to wait for the user")
+        return len(rows) >= count
+
+    await wait_for(f"{count} requests to wait for the user", blocked, PATIENT_S)
 
 
 async def test_changes_waiting_for_a_delete_of_their_branch_find_it_gone(
@@ -737,7 +729,7 @@ async def test_checkout_answers_the_memory_count_and_accept_merges_as_replace(
     on_branch = await page_items(client, user.headers, "work")
     assert checked_out == {"active_branch": "work", "memory_count": len(on_branch)}
 
-    merged = await _merge(client, user.headers, "work", "accept")  # Memoria's default
+    merged = await merge(client, user.headers, "work", "accept")  # Memoria's default
 
     assert (merged["strategy"], merged["added"], merged["removed"]) == ("replace", 2, 2)
     assert made["fixed"]["memory_id"] not in ids(await page_items(client, user.headers, "main"))

@@ -26,7 +26,7 @@ from tests.support.entities import (
 )
 from tests.support.fake_llm import FakeLlm
 from tests.support.http import error_detail, post_created, request_ok
-from tests.support.memories import correct, ids, store, store_batch
+from tests.support.memories import correct, delete, store, store_batch, stored_ids
 from tests.support.neo4j_direct import query
 
 Headers = dict[str, str]
@@ -34,18 +34,8 @@ Headers = dict[str, str]
 UNKNOWN_ID = "01ffffffffffffffffffffffffffffff"
 
 
-async def _stored_ids(client: TestClientProtocol, headers: Headers, texts: list[str]) -> list[str]:
-    """Stores the texts in one batch; their memory ids in order."""
-    return ids(await store_batch(client, headers, [{"content": text} for text in texts]))
-
-
 def _by_key(items: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     return {item["key"]: item for item in items}
-
-
-async def _delete(client: TestClientProtocol, headers: Headers, memory_id: str) -> None:
-    body = await request_ok(client, "DELETE", f"/v1/memories/{memory_id}", headers)
-    assert body["deleted"] is True
 
 
 # --- the list ------------------------------------------------------------------------------------
@@ -54,7 +44,7 @@ async def _delete(client: TestClientProtocol, headers: Headers, memory_id: str) 
 async def test_list_counts_the_active_memories_that_mention_each_entity(
     client: TestClientProtocol, user: User
 ) -> None:
-    chain = await _stored_ids(client, user.headers, CHAIN)
+    chain = await stored_ids(client, user.headers, CHAIN)
     listed = await all_entities(client, user.headers)
     keys = [item["key"] for item in listed]
     assert keys == sorted(keys)
@@ -84,7 +74,7 @@ async def test_list_counts_the_active_memories_that_mention_each_entity(
     assert entities["invoice api"]["aliases"] == ["invoice-api"]
 
     # A deleted memory no longer counts.
-    await _delete(client, user.headers, chain[1])
+    await delete(client, user.headers, chain[1])
     counts = await entity_counts(client, user.headers)
     assert (counts["billing team"], counts["invoice api"]) == (1, 1)
     assert (counts["maria"], counts["lodash 4.17.15"]) == (1, 2)
@@ -136,7 +126,7 @@ async def test_paging_follows_the_cursor_in_key_order(
 
 
 async def test_type_and_prefix_filter_the_list(client: TestClientProtocol, user: User) -> None:
-    await _stored_ids(client, user.headers, CHAIN)
+    await stored_ids(client, user.headers, CHAIN)
 
     async def keys(**params: Any) -> list[str]:
         return [item["key"] for item in await all_entities(client, user.headers, **params)]
@@ -185,7 +175,7 @@ async def test_spellings_of_one_name_meet_in_one_entity(
 async def test_a_batch_keeps_every_spelling_of_a_name(
     client: TestClientProtocol, user: User
 ) -> None:
-    await _stored_ids(
+    await stored_ids(
         client,
         user.headers,
         [
@@ -288,7 +278,7 @@ async def test_manual_link_to_an_unknown_or_deleted_memory_is_404(
         )
         await error_detail(response, 404)
     memory = await store(client, user.headers, "The nightly export failed again.")
-    await _delete(client, user.headers, memory["memory_id"])
+    await delete(client, user.headers, memory["memory_id"])
     response = await client.post(
         "/v1/extract-entities/link",
         json={"memory_id": memory["memory_id"], "entities": [{"name": "Olga"}]},
@@ -343,7 +333,7 @@ async def test_invalid_manual_links_are_422(
 async def test_memorias_link_form_links_several_memories_in_one_change_or_none(
     client: TestClientProtocol, user: User, neo4j_driver: AsyncDriver
 ) -> None:
-    export, backup = await _stored_ids(
+    export, backup = await stored_ids(
         client, user.headers, ["The nightly export failed again.", "The backup job is slow."]
     )
     linked = await request_ok(
@@ -417,8 +407,8 @@ async def test_memorias_link_form_links_several_memories_in_one_change_or_none(
 async def test_candidates_are_active_memories_with_proposed_entities_oldest_first(
     client: TestClientProtocol, user: User
 ) -> None:
-    chain = await _stored_ids(client, user.headers, CHAIN)
-    await _delete(client, user.headers, chain[0])
+    chain = await stored_ids(client, user.headers, CHAIN)
+    await delete(client, user.headers, chain[0])
     items = await candidates(client, user.headers)
     assert [item["memory_id"] for item in items] == chain[1:]
     assert [item["content"] for item in items] == CHAIN[1:]
@@ -450,7 +440,7 @@ async def test_invalid_candidate_requests_are_422(
 async def test_extraction_without_an_llm_is_503_and_candidates_mode_still_answers(
     client: TestClientProtocol, user: User
 ) -> None:
-    chain = await _stored_ids(client, user.headers, CHAIN)
+    chain = await stored_ids(client, user.headers, CHAIN)
     # No body (it is optional), an empty one, and LLM mode named.
     bodies: list[dict[str, Any]] = [
         {},
@@ -509,7 +499,7 @@ async def test_llm_extraction_writes_nothing_to_a_memory_deleted_while_the_llm_a
 ) -> None:
     client = llm_app.test_client()
     owner = await create_user(client, "extract")
-    kept, gone = await _stored_ids(
+    kept, gone = await stored_ids(
         client, owner.headers, ["Ledger feeds the payroll run.", "Olga owns the payroll run."]
     )
     llm.reply = {
@@ -518,17 +508,17 @@ async def test_llm_extraction_writes_nothing_to_a_memory_deleted_while_the_llm_a
             for memory_id in (kept, gone)
         ]
     }
-    llm.delay_s = 1.0
+    llm.hold()
     seen = len(llm.requests)
     try:
         pending = asyncio.ensure_future(
             request_ok(client, "POST", "/v1/extract-entities", owner.headers, json={})
         )
         await llm.asked(seen)
-        await _delete(client, owner.headers, gone)
-        answer = await pending
+        await delete(client, owner.headers, gone)
     finally:
-        llm.delay_s = 0.0
+        llm.release()
+    answer = await pending
     assert answer["processed"] == 1
     linked = await query(
         neo4j_driver,
@@ -544,7 +534,7 @@ async def test_llm_extraction_links_entities_and_relations_of_the_memories_it_wa
 ) -> None:
     client = llm_app.test_client()
     owner = await create_user(client, "extract")
-    ledger, payroll, cheese = await _stored_ids(
+    ledger, payroll, cheese = await stored_ids(
         client,
         owner.headers,
         [
@@ -635,7 +625,7 @@ async def test_memories_a_clean_answer_leaves_out_are_processed_those_an_unclean
     two had nothing to say about the other."""
     client = llm_app.test_client()
     owner = await create_user(client, "extract")
-    ledger, olga, cheese = await _stored_ids(
+    ledger, olga, cheese = await stored_ids(
         client, owner.headers, ["Ledger feeds payroll.", "Olga owns payroll.", "Zed likes cheese."]
     )
     llm.reply = {
@@ -661,7 +651,7 @@ async def test_an_llm_entity_type_replaces_other_but_never_a_known_type(
 ) -> None:
     client = llm_app.test_client()
     owner = await create_user(client, "extract")
-    [memory_id] = await _stored_ids(
+    [memory_id] = await stored_ids(
         client, owner.headers, ["Alice approved the deploy of invoice-api."]
     )
     automatic = _by_key(await all_entities(client, owner.headers))
@@ -688,8 +678,8 @@ async def test_llm_extraction_ignores_another_users_memory_id(
     client = llm_app.test_client()
     owner = await create_user(client, "extract")
     stranger = await create_user(client, "stranger")
-    [own] = await _stored_ids(client, owner.headers, ["Zed likes cheese."])
-    [foreign] = await _stored_ids(client, stranger.headers, ["Yara likes olives."])
+    [own] = await stored_ids(client, owner.headers, ["Zed likes cheese."])
+    [foreign] = await stored_ids(client, stranger.headers, ["Yara likes olives."])
     llm.reply = {
         "memories": [
             {"memory_id": own, "entities": [{"name": "Zed", "type": "person"}]},
@@ -724,7 +714,7 @@ async def test_an_unusable_llm_answer_is_503_and_processes_nothing(
 ) -> None:
     client = llm_app.test_client()
     owner = await create_user(client, "extract")
-    [memory_id] = await _stored_ids(client, owner.headers, ["Zed likes cheese."])
+    [memory_id] = await stored_ids(client, owner.headers, ["Zed likes cheese."])
     llm.reply, llm.status = reply, status
     response = await client.post("/v1/extract-entities", headers=owner.headers)
     await error_detail(response, 503)
@@ -738,8 +728,8 @@ async def test_an_unusable_llm_answer_is_503_and_processes_nothing(
 async def test_another_users_entities_never_appear(client: TestClientProtocol) -> None:
     a = await create_user(client, "ent-a")
     b = await create_user(client, "ent-b")
-    await _stored_ids(client, a.headers, CHAIN)
-    b_ids = await _stored_ids(client, b.headers, [*CHAIN, "Bea runs the secret-api."])
+    await stored_ids(client, a.headers, CHAIN)
+    b_ids = await stored_ids(client, b.headers, [*CHAIN, "Bea runs the secret-api."])
 
     a_counts = await entity_counts(client, a.headers)
     assert "secret api" not in a_counts and "bea" not in a_counts

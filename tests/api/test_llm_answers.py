@@ -26,7 +26,7 @@ from app.embedder import SentenceTransformerEmbedder
 from app.errors import LLM_RETRY_AFTER_S
 from tests.conftest import STARTUP_TIMEOUT_S, User, create_user, make_settings
 from tests.support.entities import candidates, entity_counts, mentions
-from tests.support.fake_llm import GARBAGE, HANG, FakeLlm
+from tests.support.fake_llm import GARBAGE, FakeLlm
 from tests.support.http import error_detail
 from tests.support.memories import contents, list_all, store
 from tests.support.summaries import BULLETS, FULL, finished, session, summarize
@@ -375,7 +375,8 @@ async def test_a_hanging_llm_is_a_failure_at_the_deadline_which_it_names(
     deadline_app: Quart, llm: FakeLlm, feature: Feature
 ) -> None:
     client, user, ids = await _seeded(deadline_app, feature)
-    llm.reply, llm.delay_s = feature.correct(ids), HANG
+    llm.reply = feature.correct(ids)
+    llm.hold()
     outcome = await _failed(feature, client, user, ids, llm)
     assert outcome.detail == DEADLINE + "1 attempt: no answer yet)"
     await feature.nothing_spent(client, user, llm)

@@ -11,7 +11,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.conftest import MASTER, MASTER_KEY
+from tests.conftest import MASTER, MASTER_KEY, PATIENT_S
 from tests.support.fake_llm import FakeLlm
 from tests.support.mcp import TRANSPORTS, Transport, call, connect, tool_error
 from tests.support.summaries import FULL
@@ -52,7 +52,7 @@ def transport(request: pytest.FixtureRequest) -> Transport:
 
 async def _new_user(base_url: str, prefix: str) -> dict[str, str]:
     """A fresh user's bearer headers, the key issued through REST with the master key."""
-    async with httpx.AsyncClient(base_url=base_url, timeout=30) as http:
+    async with httpx.AsyncClient(base_url=base_url, timeout=PATIENT_S) as http:
         issued = await http.post(
             "/auth/keys",
             json={"user_id": f"{prefix}-{uuid.uuid4().hex[:10]}", "name": "mcp"},
@@ -65,7 +65,7 @@ async def _new_user(base_url: str, prefix: str) -> dict[str, str]:
 async def _rest(
     base_url: str, headers: dict[str, str], method: str, path: str, **kwargs: Any
 ) -> httpx.Response:
-    async with httpx.AsyncClient(base_url=base_url, headers=headers, timeout=60) as http:
+    async with httpx.AsyncClient(base_url=base_url, headers=headers, timeout=PATIENT_S) as http:
         return await http.request(method, path, **kwargs)
 
 
@@ -300,7 +300,7 @@ async def test_retrieve_through_mcp_answers_what_rest_answers(
 
 async def test_mcp_over_http_needs_a_key(served: str) -> None:
     ping = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}
-    async with httpx.AsyncClient(base_url=served, timeout=30) as http:
+    async with httpx.AsyncClient(base_url=served, timeout=PATIENT_S) as http:
         missing = await http.post("/mcp", json=ping)
         wrong = await http.post("/mcp", json=ping, headers={"Authorization": "Bearer sk-wrong"})
         master_alone = await http.post("/mcp", json=ping, headers=MASTER)

@@ -12,8 +12,8 @@ from app import create_app
 from app.embedder import SentenceTransformerEmbedder
 from tests.conftest import MASTER, STARTUP_TIMEOUT_S, create_user, make_settings
 from tests.support.http import error_detail
+from tests.support.machine import free_port
 from tests.support.memories import listed_ids
-from tests.support.service_process import free_port
 
 
 async def _batch(client: TestClientProtocol, headers: dict[str, str], i: int) -> Any:

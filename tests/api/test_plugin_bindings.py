@@ -13,24 +13,15 @@ from quart.typing import TestClientProtocol
 
 from tests.conftest import MASTER, User
 from tests.support.governance import days_ago
-from tests.support.http import error_detail
+from tests.support.http import body_of, error_detail
 from tests.support.memories import store
-from tests.support.plugins import Publisher, plugin_name, publish, trust
+from tests.support.plugins import Publisher, plugin_name, publish, review, trust
 
 BOOST = {"ranking": {"session_boost": 2.0}}
 
 
-async def _ok(response: Any, status: int = 200) -> Any:
-    assert response.status_code == status, await response.get_data(as_text=True)
-    return await response.get_json()
-
-
 async def _review(client: TestClientProtocol, key: str, status: str, version: str = "1.0.0") -> Any:
-    return await _ok(
-        await client.post(
-            f"/admin/plugins/{key}/{version}/review", json={"status": status}, headers=MASTER
-        )
-    )
+    return await body_of(await review(client, key, version, status))
 
 
 async def _bind(client: TestClientProtocol, domain: str, **rule: Any) -> Any:
@@ -49,9 +40,9 @@ async def plugin(client: TestClientProtocol, publisher: Publisher) -> AsyncItera
     """A published rerank plugin that boosts the session (pending); disabled afterwards, so
     that no other test meets its effect."""
     name = plugin_name()
-    await _ok(await publish(client, publisher.package(name, config=BOOST)), 201)
+    await body_of(await publish(client, publisher.package(name, config=BOOST)), 201)
     yield name
-    listed = await _ok(await client.get("/admin/plugins", headers=MASTER))
+    listed = await body_of(await client.get("/admin/plugins", headers=MASTER))
     for package in listed["items"]:
         if package["key"] == name and package["status"] == "active":
             await _review(client, name, "disabled", package["version"])
@@ -76,7 +67,7 @@ async def test_only_active_packages_can_be_bound(
     ):
         await error_detail(await _bind(client, "retrieval", **{**rule, **bad}), 422)
 
-    created = await _ok(
+    created = await body_of(
         await _bind(client, "retrieval", **rule, priority=7, rollout_percent=50), 201
     )
     assert {
@@ -90,7 +81,7 @@ async def test_only_active_packages_can_be_bound(
         "rollout_percent": 50,
         "activation": False,
     }
-    listed = await _ok(
+    listed = await body_of(
         await client.get("/admin/plugins/domains/retrieval/bindings", headers=MASTER)
     )
     assert created["binding_id"] in [item["binding_id"] for item in listed["items"]]
@@ -112,7 +103,7 @@ async def _retrieve(client: TestClientProtocol, user: User) -> tuple[list[str], 
         },
         headers=user.headers,
     )
-    body = await _ok(response)
+    body = await body_of(response)
     return [memory["content"] for memory in body["results"]], body["explain"]
 
 
@@ -128,8 +119,8 @@ async def test_a_bound_rerank_plugin_changes_ranking_as_its_manifest_says(
 
     await _review(client, plugin, "active")
     rule = {"plugin": plugin, "version": ">=1.0.0,<2.0.0", "subject": f"user:{user.user_id}"}
-    await _ok(await _bind(client, "retrieval", **rule), 201)
-    activated = await _ok(
+    await body_of(await _bind(client, "retrieval", **rule), 201)
+    activated = await body_of(
         await client.post(
             "/admin/plugins/domains/retrieval/activate",
             json={"plugin": plugin, "version": "1.0.0"},
@@ -147,7 +138,7 @@ async def test_a_bound_rerank_plugin_changes_ranking_as_its_manifest_says(
     restored, explain = await _retrieve(client, user)
     assert restored == default and explain["plugin"] is None
 
-    events = await _ok(
+    events = await body_of(
         await client.get("/admin/plugins/events", query_string={"plugin": plugin}, headers=MASTER)
     )
     assert [event["action"] for event in events["items"]] == [
@@ -157,7 +148,7 @@ async def test_a_bound_rerank_plugin_changes_ranking_as_its_manifest_says(
         "plugin.review",
         "plugin.publish",
     ]
-    signers = await _ok(
+    signers = await body_of(
         await client.get(
             "/admin/plugins/events", query_string={"action": "signer.add"}, headers=MASTER
         )
@@ -171,7 +162,7 @@ async def test_a_governance_plugin_sets_the_quarantine_threshold_for_the_users_i
     name = plugin_name()
     strict = {"governance": {"quarantine_below": 0.5}}
     files = publisher.package(name, capabilities=["governance.plan"], config=strict)
-    await _ok(await publish(client, files), 201)
+    await body_of(await publish(client, files), 201)
     await _review(client, name, "active")
     # A T2 memory 100 days old keeps 0.85 * exp(-100/180) = 0.49 of its confidence.
     aging = await store(
@@ -183,14 +174,14 @@ async def test_a_governance_plugin_sets_the_quarantine_threshold_for_the_users_i
     )
     try:
         rule = {"plugin": name, "version": "1.0.0", "subject": f"user:{user.user_id}"}
-        await _ok(await _bind(client, "governance", **rule), 201)
-        report = await _ok(
+        await body_of(await _bind(client, "governance", **rule), 201)
+        report = await body_of(
             await client.post(
                 "/v1/governance", query_string={"force": "true"}, headers=user.headers
             )
         )
         assert report["quarantined"] == 1
-        listed = await _ok(await client.get("/v1/memories", headers=user.headers))
+        listed = await body_of(await client.get("/v1/memories", headers=user.headers))
         assert aging["memory_id"] not in [item["memory_id"] for item in listed["items"]]
     finally:
         await _review(client, name, "disabled")
@@ -201,7 +192,7 @@ async def test_a_plugin_that_selects_a_recipe_changes_retrieval_for_its_users_an
 ) -> None:
     name = plugin_name()
     precise = {"retrieval": {"recipe": "precise", "features": {"session_boost": 1.5}}}
-    await _ok(await publish(client, publisher.package(name, config=precise)), 201)
+    await body_of(await publish(client, publisher.package(name, config=precise)), 201)
     await _review(client, name, "active")
     best = "Maria drinks green tea every morning."
     for content in (
@@ -222,7 +213,7 @@ async def test_a_plugin_that_selects_a_recipe_changes_retrieval_for_its_users_an
             },
             headers=user.headers,
         )
-        body = await _ok(response)
+        body = await body_of(response)
         return [memory["content"] for memory in body["results"]], body["explain"]
 
     default, explain = await ask()
@@ -230,7 +221,7 @@ async def test_a_plugin_that_selects_a_recipe_changes_retrieval_for_its_users_an
     assert len(default) == 4 and default[0] == best  # top_k filled by default
     try:
         rule = {"plugin": name, "version": "1.0.0", "subject": f"user:{user.user_id}"}
-        await _ok(await _bind(client, "retrieval", **rule), 201)
+        await body_of(await _bind(client, "retrieval", **rule), 201)
         floored, explain = await ask()
         assert explain["recipe"] == "precise" and explain["plugin"] == f"{name}@1.0.0"
         assert explain["config"]["floor"]["relative"] == 0.5
@@ -248,16 +239,16 @@ async def test_an_activation_replaces_the_one_before_and_the_audit_keeps_it(
     await _review(client, plugin, "active")
     activate = "/admin/plugins/domains/retrieval/activate"
     rule = {"plugin": plugin, "version": "1.0.0"}
-    first = await _ok(await client.post(activate, json=rule, headers=MASTER), 201)
-    second = await _ok(await client.post(activate, json=rule, headers=MASTER), 201)
+    first = await body_of(await client.post(activate, json=rule, headers=MASTER), 201)
+    second = await body_of(await client.post(activate, json=rule, headers=MASTER), 201)
     assert second["binding_id"] != first["binding_id"]
 
-    listed = await _ok(
+    listed = await body_of(
         await client.get("/admin/plugins/domains/retrieval/bindings", headers=MASTER)
     )
     activations = [item["binding_id"] for item in listed["items"] if item["activation"]]
     assert activations == [second["binding_id"]]
-    events = await _ok(
+    events = await body_of(
         await client.get("/admin/plugins/events", query_string={"plugin": plugin}, headers=MASTER)
     )
     latest = events["items"][0]

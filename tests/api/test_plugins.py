@@ -13,24 +13,21 @@ from quart.typing import TestClientProtocol
 
 from app.services.plugins.packages import MAX_PACKAGE_BYTES
 from tests.conftest import MASTER, User
-from tests.support.http import error_detail
-from tests.support.plugins import Publisher, b64, plugin_name, publish, trust, trusted_publisher
-
-
-async def _ok(response: Any, status: int = 200) -> Any:
-    assert response.status_code == status, await response.get_data(as_text=True)
-    return await response.get_json()
-
-
-async def _review(client: TestClientProtocol, key: str, version: str, status: str) -> Any:
-    return await client.post(
-        f"/admin/plugins/{key}/{version}/review", json={"status": status}, headers=MASTER
-    )
+from tests.support.http import body_of, error_detail
+from tests.support.plugins import (
+    Publisher,
+    b64,
+    plugin_name,
+    publish,
+    review,
+    trust,
+    trusted_publisher,
+)
 
 
 async def test_signers_are_added_listed_and_checked(client: TestClientProtocol) -> None:
     publisher = await trusted_publisher(client)
-    listed = await _ok(await client.get("/admin/plugins/signers", headers=MASTER))
+    listed = await body_of(await client.get("/admin/plugins/signers", headers=MASTER))
     assert {"name": publisher.name, "public_key": publisher.public_key} in [
         {key: item[key] for key in ("name", "public_key")} for item in listed["items"]
     ]
@@ -51,7 +48,7 @@ async def test_a_signed_package_is_stored_pending_and_versions_are_immutable(
     publisher = await trusted_publisher(client)
     name = plugin_name()
 
-    package = await _ok(await publish(client, publisher.package(name)), 201)
+    package = await body_of(await publish(client, publisher.package(name)), 201)
 
     assert (package["key"], package["version"], package["status"]) == (name, "1.0.0", "pending")
     assert package["capabilities"] == ["retrieval.rerank"]
@@ -60,7 +57,7 @@ async def test_a_signed_package_is_stored_pending_and_versions_are_immutable(
     assert [f["path"] for f in package["files"]] == ["rules/rerank.toml"]
     again = publisher.package(name, config={"ranking": {"vector_weight": 0.1}})
     assert "immutable" in await error_detail(await publish(client, again), 409)
-    await _ok(await publish(client, publisher.package(name, "1.1.0")), 201)
+    await body_of(await publish(client, publisher.package(name, "1.1.0")), 201)
 
 
 def _tampered(files: dict[str, str]) -> dict[str, str]:
@@ -118,7 +115,7 @@ async def test_every_bad_package_is_rejected_with_a_clear_422(
     }[case]
     detail = await error_detail(await publish(client, files), 422)
     assert expected in detail
-    listed = await _ok(await client.get("/admin/plugins", headers=MASTER))
+    listed = await body_of(await client.get("/admin/plugins", headers=MASTER))
     assert name not in [item["key"] for item in listed["items"]]
 
 
@@ -135,19 +132,19 @@ async def test_review_follows_the_allowed_moves_and_score_is_bounded(
 ) -> None:
     publisher = await trusted_publisher(client)
     name = plugin_name()
-    await _ok(await publish(client, publisher.package(name)), 201)
+    await body_of(await publish(client, publisher.package(name)), 201)
 
-    assert (await _ok(await _review(client, name, "1.0.0", "active")))["status"] == "active"
-    detail = await error_detail(await _review(client, name, "1.0.0", "pending"), 409)
+    assert (await body_of(await review(client, name, "1.0.0", "active")))["status"] == "active"
+    detail = await error_detail(await review(client, name, "1.0.0", "pending"), 409)
     assert "cannot go from active to pending" in detail
-    await error_detail(await _review(client, name, "1.0.0", "active"), 409)
-    await error_detail(await _review(client, name, "1.0.0", "approved"), 422)
-    await error_detail(await _review(client, name, "9.9.9", "active"), 404)
-    assert (await _ok(await _review(client, name, "1.0.0", "disabled")))["status"] == "disabled"
-    assert (await _ok(await _review(client, name, "1.0.0", "active")))["status"] == "active"
+    await error_detail(await review(client, name, "1.0.0", "active"), 409)
+    await error_detail(await review(client, name, "1.0.0", "approved"), 422)
+    await error_detail(await review(client, name, "9.9.9", "active"), 404)
+    assert (await body_of(await review(client, name, "1.0.0", "disabled")))["status"] == "disabled"
+    assert (await body_of(await review(client, name, "1.0.0", "active")))["status"] == "active"
 
     path = f"/admin/plugins/{name}/1.0.0/score"
-    scored = await _ok(await client.post(path, json={"score": 87.5}, headers=MASTER))
+    scored = await body_of(await client.post(path, json={"score": 87.5}, headers=MASTER))
     assert scored["score"] == 87.5
     for bad in (101, -1, "high", None):
         await error_detail(await client.post(path, json={"score": bad}, headers=MASTER), 422)
@@ -158,9 +155,9 @@ async def test_the_list_filters_and_the_matrix_says_what_is_supported(
 ) -> None:
     publisher = await trusted_publisher(client)
     active, pending, incompatible = plugin_name(), plugin_name(), plugin_name()
-    await _ok(await publish(client, publisher.package(active)), 201)
-    await _ok(await _review(client, active, "1.0.0", "active"))
-    await _ok(
+    await body_of(await publish(client, publisher.package(active)), 201)
+    await body_of(await review(client, active, "1.0.0", "active"))
+    await body_of(
         await publish(
             client,
             publisher.package(
@@ -171,15 +168,15 @@ async def test_the_list_filters_and_the_matrix_says_what_is_supported(
         ),
         201,
     )
-    await _ok(await publish(client, publisher.package(incompatible, compatible=">=2.0.0")), 201)
-    await _ok(await _review(client, incompatible, "1.0.0", "active"))
+    await body_of(await publish(client, publisher.package(incompatible, compatible=">=2.0.0")), 201)
+    await body_of(await review(client, incompatible, "1.0.0", "active"))
 
-    by_status = await _ok(
+    by_status = await body_of(
         await client.get("/admin/plugins", query_string={"status": "pending"}, headers=MASTER)
     )
     keys = [item["key"] for item in by_status["items"]]
     assert pending in keys and active not in keys
-    by_capability = await _ok(
+    by_capability = await body_of(
         await client.get(
             "/admin/plugins", query_string={"capability": "governance.plan"}, headers=MASTER
         )
@@ -190,7 +187,7 @@ async def test_the_list_filters_and_the_matrix_says_what_is_supported(
         await client.get("/admin/plugins", query_string={"status": "great"}, headers=MASTER), 422
     )
 
-    matrix = await _ok(await client.get("/admin/plugins/matrix", headers=MASTER))
+    matrix = await body_of(await client.get("/admin/plugins/matrix", headers=MASTER))
     rows = {row["key"]: row for row in matrix["items"]}
     assert rows[active]["supported"] is True
     assert rows[pending]["supported"] is False and "pending" in rows[pending]["reason"]
@@ -203,28 +200,28 @@ async def test_every_change_writes_an_audit_event_newest_first(
 ) -> None:
     publisher = await trusted_publisher(client)
     name = plugin_name()
-    await _ok(await publish(client, publisher.package(name)), 201)
-    await _ok(await _review(client, name, "1.0.0", "active"))
-    await _ok(
+    await body_of(await publish(client, publisher.package(name)), 201)
+    await body_of(await review(client, name, "1.0.0", "active"))
+    await body_of(
         await client.post(f"/admin/plugins/{name}/1.0.0/score", json={"score": 5}, headers=MASTER)
     )
 
-    page = await _ok(
+    page = await body_of(
         await client.get("/admin/plugins/events", query_string={"plugin": name}, headers=MASTER)
     )
     actions = [event["action"] for event in page["items"]]
     assert actions == ["plugin.score", "plugin.review", "plugin.publish"]
-    review = page["items"][1]
-    assert review["actor"] == "master" and review["target"] == f"plugin:{name}@1.0.0"
-    assert (review["before"], review["after"]) == ({"status": "pending"}, {"status": "active"})
+    reviewed = page["items"][1]
+    assert reviewed["actor"] == "master" and reviewed["target"] == f"plugin:{name}@1.0.0"
+    assert (reviewed["before"], reviewed["after"]) == ({"status": "pending"}, {"status": "active"})
 
-    first = await _ok(
+    first = await body_of(
         await client.get(
             "/admin/plugins/events", query_string={"plugin": name, "limit": 2}, headers=MASTER
         )
     )
     assert len(first["items"]) == 2 and first["next_cursor"]
-    rest = await _ok(
+    rest = await body_of(
         await client.get(
             "/admin/plugins/events",
             query_string={"plugin": name, "limit": 2, "cursor": first["next_cursor"]},
@@ -233,7 +230,7 @@ async def test_every_change_writes_an_audit_event_newest_first(
     )
     assert [e["action"] for e in rest["items"]] == ["plugin.publish"]
     assert rest["next_cursor"] is None
-    reviews = await _ok(
+    reviews = await body_of(
         await client.get(
             "/admin/plugins/events",
             query_string={"plugin": name, "action": "plugin.review"},
@@ -241,7 +238,7 @@ async def test_every_change_writes_an_audit_event_newest_first(
         )
     )
     assert [e["action"] for e in reviews["items"]] == ["plugin.review"]
-    signers = await _ok(
+    signers = await body_of(
         await client.get(
             "/admin/plugins/events", query_string={"action": "signer.add"}, headers=MASTER
         )

@@ -13,7 +13,7 @@ from quart.typing import TestClientProtocol
 
 from app import create_app
 from app.embedder import SentenceTransformerEmbedder
-from tests.conftest import User, create_user, make_settings
+from tests.conftest import STARTUP_TIMEOUT_S, User, create_user, make_settings
 from tests.support.http import error_detail
 from tests.support.memories import page_contents, page_items, store, store_batch, without_confidence
 from tests.support.snapshots import list_snapshots, roll_back, take_snapshot
@@ -252,7 +252,7 @@ async def test_safety_snapshots_beyond_the_setting_are_pruned_oldest_first(
 ) -> None:
     service = create_app(make_settings(safety_snapshots_kept=3, instance_id="keep3"), embedder)
     # A cold database can take longer than Quart's default 6 s to start an app.
-    async with TestApp(service, startup_timeout=120):
+    async with TestApp(service, startup_timeout=STARTUP_TIMEOUT_S):
         client = service.test_client()
         owner = await create_user(client, "keep3")
         stored = await store_batch(

@@ -15,7 +15,7 @@ from tests.support.fake_llm import FakeLlm
 from tests.support.governance import run
 from tests.support.http import error_detail, request_ok
 from tests.support.memories import store
-from tests.support.neo4j_direct import query
+from tests.support.memory_links import derived_from
 
 DEPLOYS = [
     ("s1", "The invoice-api deploy failed because the Redis cluster was full."),
@@ -109,16 +109,6 @@ def _clusters_given(llm: FakeLlm) -> list[dict[str, Any]]:
     return given
 
 
-async def _derived_from(driver: AsyncDriver, memory_id: str) -> set[str]:
-    rows = await query(
-        driver,
-        "MATCH (:Memory {memory_id: $memory_id})-[:DERIVED_FROM]->(s:Memory) "
-        "RETURN s.memory_id AS source",
-        memory_id=memory_id,
-    )
-    return {row["source"] for row in rows}
-
-
 async def test_reflect_with_an_llm_stores_each_insight_once_linked_to_its_sources(
     llm_app: Quart, llm: FakeLlm, neo4j_driver: AsyncDriver
 ) -> None:
@@ -143,7 +133,7 @@ async def test_reflect_with_an_llm_stores_each_insight_once_linked_to_its_source
     assert insight["extra_metadata"] == {"kind": "insight"}
     [given] = _clusters_given(llm)
     assert {m["memory_id"] for m in given["memories"]} == {ids[c] for _, c in DEPLOYS}
-    assert await _derived_from(neo4j_driver, insight["memory_id"]) == {ids[c] for _, c in DEPLOYS}
+    assert await derived_from(neo4j_driver, insight["memory_id"]) == {ids[c] for _, c in DEPLOYS}
 
     # The cluster is covered now: no second insight, and the LLM is not asked again.
     asked = len(llm.requests)

@@ -14,23 +14,24 @@ from tests.conftest import User, create_user
 from tests.support.fake_llm import FakeLlm
 from tests.support.http import error_detail
 from tests.support.memories import contents, fulltext, list_all, listed_ids, ranked, store
+from tests.support.memory_links import derived_from
 from tests.support.neo4j_direct import query
-from tests.support.summaries import BULLETS, FULL, SESSION, finished, session, summarize
-
-
-async def _sources(driver: AsyncDriver, memory_id: str) -> set[str]:
-    rows = await query(
-        driver,
-        "MATCH (:Memory {memory_id: $id})-[:DERIVED_FROM]->(s:Memory) RETURN s.memory_id AS id",
-        id=memory_id,
-    )
-    return {row["id"] for row in rows}
+from tests.support.summaries import (
+    BULLETS,
+    FULL,
+    SESSION,
+    TASK_WAIT_S,
+    finished,
+    session,
+    summarize,
+)
+from tests.support.waiting import wait_for
 
 
 async def test_a_sync_full_summary_is_an_episodic_memory_of_the_session_linked_to_its_sources(
-    llm_app: Quart, llm: FakeLlm, neo4j_driver: AsyncDriver
+    summarizing_app: Quart, llm: FakeLlm, neo4j_driver: AsyncDriver
 ) -> None:
-    client = llm_app.test_client()
+    client = summarizing_app.test_client()
     user = await create_user(client, "summary")
     sources = await session(client, user)
     llm.reply = FULL
@@ -50,7 +51,7 @@ async def test_a_sync_full_summary_is_an_episodic_memory_of_the_session_linked_t
         "T3",
     )
     assert summary["extra_metadata"] == {"summary": "full"}
-    assert await _sources(neo4j_driver, summary["memory_id"]) == set(sources)
+    assert await derived_from(neo4j_driver, summary["memory_id"]) == set(sources)
     given = llm.requests[-1].body["messages"][-1]["content"]
     assert all(text in given for text in SESSION) and "Maria" not in given
     # With an embedding, it is retrieved like any memory.
@@ -61,12 +62,12 @@ async def test_a_sync_full_summary_is_an_episodic_memory_of_the_session_linked_t
 
 
 async def test_two_sessions_summarised_in_the_same_words_each_get_their_summary(
-    llm_app: Quart, llm: FakeLlm, neo4j_driver: AsyncDriver
+    summarizing_app: Quart, llm: FakeLlm, neo4j_driver: AsyncDriver
 ) -> None:
     """An LLM may answer two sessions alike: the second is no duplicate of the first's
     summary (which it was, so the second session got none and was answered with the
     first's); within one session the same words are still one memory."""
-    client = llm_app.test_client()
+    client = summarizing_app.test_client()
     user = await create_user(client, "summary")
     llm.reply = FULL
     summaries = {}
@@ -76,7 +77,7 @@ async def test_two_sessions_summarised_in_the_same_words_each_get_their_summary(
         assert response.status_code == 200, await response.get_data(as_text=True)
         summaries[session_id] = await response.get_json()
         assert summaries[session_id]["session_id"] == session_id
-        assert await _sources(neo4j_driver, summaries[session_id]["memory_id"]) == set(sources)
+        assert await derived_from(neo4j_driver, summaries[session_id]["memory_id"]) == set(sources)
     assert summaries["deploy"]["content"] == summaries["redeploy"]["content"]
     assert summaries["deploy"]["memory_id"] != summaries["redeploy"]["memory_id"]
 
@@ -85,14 +86,15 @@ async def test_two_sessions_summarised_in_the_same_words_each_get_their_summary(
 
 
 async def test_a_summary_of_memories_purged_while_the_llm_answered_is_not_stored(
-    llm_app: Quart, llm: FakeLlm
+    summarizing_app: Quart, llm: FakeLlm
 ) -> None:
     """No serial order gives a summary of memories purged before it was stored: 409, and the
     purged session stays without memories (before, the summary came back as an active one)."""
-    client = llm_app.test_client()
+    client = summarizing_app.test_client()
     user = await create_user(client, "summary")
     await session(client, user)
-    llm.reply, llm.delay_s = FULL, 1.0
+    llm.reply = FULL
+    llm.hold()
     seen = len(llm.requests)
     try:
         pending = asyncio.ensure_future(summarize(client, user, mode="full", sync=True))
@@ -101,17 +103,17 @@ async def test_a_summary_of_memories_purged_while_the_llm_answered_is_not_stored
             "/v1/memories/purge", json={"session_id": "deploy"}, headers=user.headers
         )
         assert purged.status_code == 200, await purged.get_data(as_text=True)
-        detail = await error_detail(await pending, 409)
     finally:
-        llm.delay_s = 0.0
+        llm.release()
+    detail = await error_detail(await pending, 409)
     assert "ask again" in detail
     assert await list_all(client, user.headers, session_id="deploy") == []
 
 
 async def test_a_summary_without_an_embedding_is_listed_and_found_by_full_text_only(
-    llm_app: Quart, llm: FakeLlm
+    summarizing_app: Quart, llm: FakeLlm
 ) -> None:
-    client = llm_app.test_client()
+    client = summarizing_app.test_client()
     user = await create_user(client, "summary")
     await session(client, user)
     llm.reply = BULLETS
@@ -132,9 +134,9 @@ async def test_a_summary_without_an_embedding_is_listed_and_found_by_full_text_o
 
 
 async def test_async_summaries_of_both_modes_complete_as_tasks(
-    llm_app: Quart, llm: FakeLlm, neo4j_driver: AsyncDriver
+    summarizing_app: Quart, llm: FakeLlm, neo4j_driver: AsyncDriver
 ) -> None:
-    client = llm_app.test_client()
+    client = summarizing_app.test_client()
     user = await create_user(client, "summary")
     sources = await session(client, user)
     for mode, reply in (("full", FULL), ("lightweight", BULLETS)):
@@ -150,13 +152,13 @@ async def test_async_summaries_of_both_modes_complete_as_tasks(
         assert task["kind"] == "summary" and task["error"] is None
         assert task["result"]["memory_type"] == "episodic"
         assert task["result"]["extra_metadata"] == {"summary": mode}
-        assert await _sources(neo4j_driver, task["result"]["memory_id"]) == set(sources)
+        assert await derived_from(neo4j_driver, task["result"]["memory_id"]) == set(sources)
 
 
 async def test_a_fourth_lightweight_summary_is_409_also_when_four_arrive_at_once(
-    llm_app: Quart, llm: FakeLlm
+    summarizing_app: Quart, llm: FakeLlm
 ) -> None:
-    client = llm_app.test_client()
+    client = summarizing_app.test_client()
     user = await create_user(client, "summary")
     await session(client, user)
     await session(client, user, "parallel")
@@ -169,14 +171,30 @@ async def test_a_fourth_lightweight_summary_is_409_also_when_four_arrive_at_once
     # Full summaries are not limited; a task counts while it is in progress.
     assert (await summarize(client, user, mode="full", sync=True)).status_code in (200, 503)
 
+    # Four at once, two of them tasks, while the LLM holds every answer back: nothing finishes
+    # before all four are decided (the tasks answer 202 or 409 at once; a sync request either
+    # answers 409 or waits for the LLM, as does the one task the worker runs at a time).
     llm.reply = BULLETS
-    llm.delay_s = 0.5
-    responses = await asyncio.gather(
-        *(
+    llm.hold()
+    seen = len(llm.requests)
+    sent = [
+        asyncio.ensure_future(
             summarize(client, user, "parallel", mode="lightweight", sync=n % 2 == 0)
-            for n in range(4)
         )
-    )
+        for n in range(4)
+    ]
+
+    async def all_decided() -> bool:
+        if not all(future.done() for future in sent[1::2]):
+            return False
+        waiting = sum(not future.done() for future in sent[0::2])
+        return len(llm.requests) - seen >= waiting + 1
+
+    try:
+        await wait_for("all four summaries to be decided", all_decided, TASK_WAIT_S)
+    finally:
+        llm.release()
+    responses = await asyncio.gather(*sent)
     statuses = sorted(response.status_code for response in responses)
     assert statuses.count(409) == 1, statuses
     assert set(statuses) <= {200, 202, 409}
@@ -202,9 +220,9 @@ async def test_summaries_are_503_without_an_llm_and_create_no_task(
 
 
 async def test_unknown_foreign_or_empty_sessions_are_404_and_bad_requests_422(
-    llm_app: Quart, llm: FakeLlm
+    summarizing_app: Quart, llm: FakeLlm
 ) -> None:
-    client = llm_app.test_client()
+    client = summarizing_app.test_client()
     user = await create_user(client, "summary")
     other = await create_user(client, "summary")
     await session(client, other, "theirs")
@@ -218,8 +236,8 @@ async def test_unknown_foreign_or_empty_sessions_are_404_and_bad_requests_422(
     assert not [r for r in llm.requests if "summarise" in str(r.body)]
 
 
-async def test_another_users_task_is_404(llm_app: Quart, llm: FakeLlm) -> None:
-    client = llm_app.test_client()
+async def test_another_users_task_is_404(summarizing_app: Quart, llm: FakeLlm) -> None:
+    client = summarizing_app.test_client()
     owner = await create_user(client, "summary")
     stranger = await create_user(client, "summary")
     await session(client, owner)
@@ -232,9 +250,9 @@ async def test_another_users_task_is_404(llm_app: Quart, llm: FakeLlm) -> None:
 
 
 async def test_an_llm_that_answers_garbage_gives_a_failed_task(
-    llm_app: Quart, llm: FakeLlm
+    summarizing_app: Quart, llm: FakeLlm
 ) -> None:
-    client = llm_app.test_client()
+    client = summarizing_app.test_client()
     user = await create_user(client, "summary")
     await session(client, user)
     for reply in ("not json at all", {"topic": "only a topic"}, {"bullets": ["one"]}):

@@ -17,7 +17,7 @@ from neo4j import AsyncDriver
 from prometheus_client import REGISTRY
 
 from app.services.summaries import CLIENT_CLOSED
-from tests.support.fake_llm import HANG, FakeLlm
+from tests.support.fake_llm import FakeLlm
 from tests.support.http import bearer
 from tests.support.neo4j_direct import query
 from tests.support.service_process import new_user
@@ -55,7 +55,8 @@ async def test_a_sync_summary_whose_client_goes_away_ends_its_task_at_once(
             )
             assert stored.status_code == 201, stored.text
     closed_before, failed_before = _answered(499), _answered(500)
-    llm.reply, llm.delay_s = BULLETS, HANG
+    llm.reply = BULLETS
+    llm.hold()
     body = {"mode": "lightweight", "sync": True}
 
     with caplog.at_level(logging.INFO, logger="app.access"):

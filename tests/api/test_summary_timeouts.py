@@ -14,9 +14,9 @@ from app import create_app
 from app.embedder import SentenceTransformerEmbedder
 from app.errors import LLM_RETRY_AFTER_S
 from tests.conftest import STARTUP_TIMEOUT_S, create_user, make_settings
-from tests.support.fake_llm import HANG, FakeLlm
+from tests.support.fake_llm import FakeLlm
 from tests.support.http import error_detail
-from tests.support.service_process import free_port
+from tests.support.machine import free_port
 from tests.support.summaries import FULL, finished, session, summarize
 
 
@@ -24,13 +24,14 @@ from tests.support.summaries import FULL, finished, session, summarize
 async def impatient_app(
     fake_llm: FakeLlm, embedder: SentenceTransformerEmbedder
 ) -> AsyncIterator[Quart]:
-    """An app that waits half a second for the LLM, retries included (one)."""
+    """An app that waits half a second for the LLM, retries included (one), and runs tasks."""
     settings = make_settings(
         llm_api_key="test",
         llm_base_url=fake_llm.base_url,
         llm_timeout_s=0.5,
         llm_max_retries=1,
         instance_id="impatient",
+        task_worker_enabled=True,
     )
     service = create_app(settings, embedder=embedder)
     async with TestApp(service, startup_timeout=STARTUP_TIMEOUT_S):
@@ -44,7 +45,7 @@ async def test_an_llm_that_times_out_gives_a_failed_task_and_a_sync_503(
     user = await create_user(client, "summary")
     await session(client, user)
     llm.reply = FULL
-    llm.delay_s = HANG
+    llm.hold()
 
     response = await summarize(client, user, sync=True)
     detail = await error_detail(response, 503)

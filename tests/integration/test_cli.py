@@ -9,7 +9,11 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.support.service_process import COMMAND, REPO, running_service, service_environment
+from tests.conftest import PATIENT_S
+from tests.support.machine import REPO
+from tests.support.service_process import COMMAND, running_service, service_environment
+
+pytestmark = pytest.mark.slow(1)
 
 
 @pytest.mark.parametrize("server", ["hypercorn", "uvicorn"])
@@ -29,11 +33,11 @@ async def test_serve_then_create_a_key_and_use_it(tmp_path: Path, server: str) -
             env=environment,
             stdout=asyncio.subprocess.PIPE,
         )
-        output, _ = await asyncio.wait_for(issued.communicate(), timeout=60)
+        output, _ = await asyncio.wait_for(issued.communicate(), timeout=PATIENT_S)
         assert issued.returncode == 0
         raw_key = output.decode().strip()
         assert raw_key.startswith("sk-")
-        async with httpx.AsyncClient(base_url=service.base_url, timeout=30) as http:
+        async with httpx.AsyncClient(base_url=service.base_url, timeout=PATIENT_S) as http:
             stored = await http.post(
                 "/v1/memories",
                 json={"content": "Issued from the command line."},
@@ -41,6 +45,7 @@ async def test_serve_then_create_a_key_and_use_it(tmp_path: Path, server: str) -
             )
             assert stored.status_code in (200, 201), stored.text
             assert stored.json()["user_id"] == "cli-user"
-        assert service.terminate(timeout_s=30) == 0, service.log_tail()  # SIGTERM: a clean stop
+        # SIGTERM: a clean stop
+        assert service.terminate(timeout_s=PATIENT_S) == 0, service.log_tail()
     # The server asked for is the one that ran (its own messages carry its name).
     assert f'"logger": "{server}.error"' in service.log_path.read_text(encoding="utf-8")

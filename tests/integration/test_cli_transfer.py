@@ -8,8 +8,13 @@ import subprocess
 from pathlib import Path
 
 import httpx
+import pytest
 
-from tests.support.service_process import COMMAND, REPO, new_user, running_service
+from tests.conftest import PATIENT_S
+from tests.support.machine import REPO
+from tests.support.service_process import COMMAND, new_user, running_service
+
+pytestmark = pytest.mark.slow(1)
 
 
 def _run(*arguments: str, api_key: str, url: str) -> subprocess.CompletedProcess[str]:
@@ -20,7 +25,7 @@ def _run(*arguments: str, api_key: str, url: str) -> subprocess.CompletedProcess
         env=environment,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=PATIENT_S,
         check=False,
     )
 
@@ -28,7 +33,7 @@ def _run(*arguments: str, api_key: str, url: str) -> subprocess.CompletedProcess
 async def test_export_to_a_file_and_import_it_into_another_user(tmp_path: Path) -> None:
     async with running_service("cli-transfer", tmp_path, SCHEDULER_ENABLED="false") as service:
         url = service.base_url
-        async with httpx.AsyncClient(base_url=url, timeout=60) as http:
+        async with httpx.AsyncClient(base_url=url, timeout=PATIENT_S) as http:
             (_, source), (_, target) = (
                 await new_user(http, "cli-source"),
                 await new_user(http, "cli-target"),

@@ -14,10 +14,11 @@ from neo4j import AsyncDriver
 from quart.typing import TestClientProtocol
 
 from tests.conftest import User
-from tests.support.branches import check_out, create_branch
+from tests.support.branches import check_out, create_branch, merge
 from tests.support.http import error_detail, request_ok
 from tests.support.memories import (
     correct,
+    delete,
     fulltext,
     ids,
     list_all,
@@ -27,10 +28,8 @@ from tests.support.memories import (
     store_batch,
     without_confidence,
 )
-from tests.support.neo4j_direct import neo4j_driver, query
+from tests.support.neo4j_direct import query
 from tests.support.snapshots import roll_back, take_snapshot
-
-__all__ = ["neo4j_driver"]  # the fixture, imported for this module's tests
 
 Headers = dict[str, str]
 
@@ -97,16 +96,6 @@ async def _fulltext(
     return await fulltext(client, headers, text, branch=branch, limit=100)
 
 
-async def _delete(
-    client: TestClientProtocol, headers: Headers, memory_id: str, branch: str
-) -> dict[str, Any]:
-    body: dict[str, Any] = await request_ok(
-        client, "DELETE", f"/v1/memories/{memory_id}", headers, query_string={"branch": branch}
-    )
-    assert body["deleted"] is True
-    return body
-
-
 async def _listed(client: TestClientProtocol, headers: Headers, branch: str) -> dict[str, str]:
     """The branch's memories as memory_id -> content."""
     return {
@@ -156,13 +145,6 @@ def _assert_same_hits(
     assert [item["retrieval_score"] for item in side_hits] == pytest.approx(
         [item["retrieval_score"] for item in main_hits], rel=1e-6
     ), text
-
-
-async def _merge(client: TestClientProtocol, headers: Headers, name: str) -> dict[str, Any]:
-    body: dict[str, Any] = await request_ok(
-        client, "POST", f"/v1/branches/{name}/merge", headers, json={"strategy": "replace"}
-    )
-    return body
 
 
 async def test_a_fresh_branch_of_main_stores_nothing_and_reads_exactly_like_main(
@@ -216,7 +198,7 @@ async def test_main_changes_after_the_fork_stay_out_of_the_branch(
     tea = by_content["Nora drinks green tea every morning"]
     fiat = by_content["Nora drives an old blue Fiat"]
     coffee = await correct(client, headers, tea, "Nora drinks black coffee every morning")
-    await _delete(client, headers, fiat, "main")
+    await delete(client, headers, fiat, "main")
     bike = await store(client, headers, "Nora bought a red electric bike")
 
     # Main shows its changes.
@@ -257,7 +239,7 @@ async def test_branch_writes_to_memories_it_reads_through_main_leave_main_alone(
     new_text = "Nora plays the double bass in a jazz trio"
     gone = by_content[gone_text]
     old = by_content[old_text]
-    await _delete(client, headers, gone, "side")
+    await delete(client, headers, gone, "side")
     corrected = await correct(client, headers, old, new_text, branch="side")
     assert corrected["branch"] == "side"
 
@@ -339,7 +321,7 @@ async def test_rolling_main_back_past_the_fork_leaves_the_branch_as_it_was(
     main_at_snapshot = await _listed(client, headers, "main")
     # Main changes between the snapshot and the fork ...
     dropped = by_content["Nora visited Kyoto in the spring of 2022"]
-    await _delete(client, headers, dropped, "main")
+    await delete(client, headers, dropped, "main")
     added = await store(client, headers, "Nora moved to a flat near the harbour")
     await create_branch(client, headers, "side")
     side_at_fork = without_confidence(await page_items(client, headers, "side"))
@@ -347,7 +329,7 @@ async def test_rolling_main_back_past_the_fork_leaves_the_branch_as_it_was(
     tea = by_content["Nora drinks green tea every morning"]
     fiat = by_content["Nora drives an old blue Fiat"]
     coffee = await correct(client, headers, tea, "Nora drinks black coffee every morning")
-    await _delete(client, headers, fiat, "main")
+    await delete(client, headers, fiat, "main")
     bike = await store(client, headers, "Nora bought a red electric bike")
 
     await roll_back(client, headers, "before")
@@ -383,7 +365,7 @@ async def test_a_fork_of_a_snapshot_of_main_sees_main_as_it_was_then(
     tea = by_content["Nora drinks green tea every morning"]
     fiat = by_content["Nora drives an old blue Fiat"]
     coffee = await correct(client, headers, tea, "Nora drinks black coffee every morning")
-    await _delete(client, headers, fiat, "main")
+    await delete(client, headers, fiat, "main")
     bike = await store(client, headers, "Nora bought a red electric bike")
 
     created = await create_branch(client, headers, "old", from_snapshot="then")
@@ -428,7 +410,7 @@ async def test_a_fork_of_a_snapshot_of_a_branch_sees_that_branch_as_it_was_then(
     coffee = await correct(
         client, headers, tea, "Nora drinks black coffee every morning", branch="a"
     )
-    await _delete(client, headers, fiat, "a")
+    await delete(client, headers, fiat, "a")
     harbour = await store(client, headers, "Nora moved to a flat near the harbour", branch="a")
     await take_snapshot(client, headers, "a-then", branch="a")
     a_then = await _listed(client, headers, "a")
@@ -438,10 +420,10 @@ async def test_a_fork_of_a_snapshot_of_a_branch_sees_that_branch_as_it_was_then(
     # After the snapshot: a changes more, and so does main.
     cat = by_content["Nora's cat is called Pimenta"]
     await correct(client, headers, cat, "Nora's cat is called Canela", branch="a")
-    await _delete(client, headers, harbour["memory_id"], "a")
+    await delete(client, headers, harbour["memory_id"], "a")
     garden = await store(client, headers, "Nora started a rooftop bee hive", branch="a")
     peanuts = by_content["Nora is allergic to peanuts"]
-    await _delete(client, headers, peanuts, "main")
+    await delete(client, headers, peanuts, "main")
     runs = by_content["Nora runs along the river on Sundays"]
     await correct(client, headers, runs, "Nora swims in the sea on Sundays")
     bike = await store(client, headers, "Nora bought a red electric bike")
@@ -453,8 +435,8 @@ async def test_a_fork_of_a_snapshot_of_a_branch_sees_that_branch_as_it_was_then(
 
     # Changes on a and main after b's fork stay out of b.
     sister = by_content["Nora's sister Ines teaches piano in Porto"]
-    await _delete(client, headers, sister, "main")
-    await _delete(client, headers, coffee["memory_id"], "a")
+    await delete(client, headers, sister, "main")
+    await delete(client, headers, coffee["memory_id"], "a")
     assert await _listed(client, headers, "b") == a_then
     counts = await _counts(client, headers)
     assert counts["b"] == len(a_then)
@@ -490,7 +472,7 @@ async def test_merging_a_branch_applies_its_corrections_and_deletions_once(
     coffee = await correct(
         client, headers, tea, "Nora drinks black coffee every morning", branch="side"
     )
-    await _delete(client, headers, fiat, "side")
+    await delete(client, headers, fiat, "side")
     # Main changes other memories meanwhile; the merge must keep them.
     peanuts = by_content["Nora is allergic to peanuts"]
     cashews = await correct(client, headers, peanuts, "Nora is allergic to cashews")
@@ -501,7 +483,7 @@ async def test_merging_a_branch_applies_its_corrections_and_deletions_once(
     assert sorted(item["memory_id"] for item in diff["removed"]) == sorted([tea, fiat])
     assert diff["modified"] == []
 
-    merged = await _merge(client, headers, "side")
+    merged = await merge(client, headers, "side", "replace")
     assert (merged["added"], merged["replaced"], merged["removed"]) == (1, 0, 2)
     expected = {
         memory_id: content
@@ -523,7 +505,7 @@ async def test_merging_a_branch_applies_its_corrections_and_deletions_once(
     coffee_text = "Nora drinks black coffee every morning"
     assert ids(await _retrieve(client, headers, coffee_text, "main"))[0] == coffee["memory_id"]
 
-    again = await _merge(client, headers, "side")
+    again = await merge(client, headers, "side", "replace")
     assert (again["added"], again["replaced"], again["removed"]) == (0, 0, 0)
     assert without_confidence(await page_items(client, headers, "main")) == without_confidence(
         main_after

@@ -15,10 +15,7 @@ from tests.support.entities import CHAIN, QUESTION, entity_counts, link_entities
 from tests.support.http import request_ok
 from tests.support.memories import correct, ids, ranked, store, store_batch
 from tests.support.memory_links import current_nodes
-from tests.support.neo4j_direct import neo4j_driver
 from tests.support.snapshots import roll_back, take_snapshot
-
-__all__ = ["neo4j_driver"]  # the fixture, imported for this module's tests
 
 Headers = dict[str, str]
 

@@ -9,9 +9,7 @@ from app.graph import Graph
 from app.migrations import discover
 from tests.conftest import create_user
 from tests.support.memories import contents, fulltext, store_batch
-from tests.support.neo4j_direct import neo4j_driver, query
-
-__all__ = ["neo4j_driver"]  # the fixture, imported for this module's tests
+from tests.support.neo4j_direct import query
 
 PAYMENT = "我们决定支付服务使用PostgreSQL数据库"
 APART = "支持多种付款方式"  # 支 and 付, but never side by side

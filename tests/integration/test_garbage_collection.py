@@ -20,11 +20,9 @@ from tests.support.memories import (
     store_batch,
     without_confidence,
 )
-from tests.support.neo4j_direct import neo4j_driver, query
+from tests.support.neo4j_direct import query
 from tests.support.snapshots import roll_back, take_snapshot
 from tests.support.transfer import export_lines, import_ok, of_kind
-
-__all__ = ["neo4j_driver"]  # the fixture, imported for this module's tests
 
 Headers = dict[str, str]
 

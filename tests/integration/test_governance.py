@@ -22,9 +22,7 @@ from tests.conftest import User, create_user, make_settings
 from tests.support.governance import days_ago, run
 from tests.support.http import request_ok
 from tests.support.memories import store
-from tests.support.neo4j_direct import neo4j_driver, query
-
-__all__ = ["neo4j_driver"]
+from tests.support.neo4j_direct import query
 
 
 async def _count(driver: AsyncDriver, cypher: str, **params: Any) -> int:

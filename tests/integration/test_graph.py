@@ -6,9 +6,6 @@ from __future__ import annotations
 from neo4j import AsyncDriver
 
 from app.graph import Graph, load_queries
-from tests.support.neo4j_direct import neo4j_driver
-
-__all__ = ["neo4j_driver"]  # the fixture, imported for this module's tests
 
 
 async def test_the_server_says_when_it_started(neo4j_driver: AsyncDriver) -> None:

@@ -12,9 +12,7 @@ from neo4j import AsyncDriver
 from quart.typing import TestClientProtocol
 
 from tests.support.http import bearer, issue_key
-from tests.support.neo4j_direct import neo4j_driver, query
-
-__all__ = ["neo4j_driver"]
+from tests.support.neo4j_direct import query
 
 
 def _strings(value: Any) -> list[str]:

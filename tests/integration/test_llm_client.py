@@ -12,7 +12,7 @@ import pytest
 from app.errors import LLM_RETRY_AFTER_S, Unavailable
 from app.llm import LlmClient, Read
 from app.prompts import observe, reflect
-from tests.support.fake_llm import GARBAGE, HANG, PLAIN, FakeLlm
+from tests.support.fake_llm import GARBAGE, PLAIN, FakeLlm
 from tests.support.service_process import free_port
 
 FACT = {"content": "Lives in Porto", "memory_type": "profile"}
@@ -109,7 +109,7 @@ async def test_a_400_to_every_form_is_a_failure_and_teaches_nothing(llm: FakeLlm
 
 
 async def test_a_hanging_llm_fails_at_the_deadline_which_the_error_names(llm: FakeLlm) -> None:
-    llm.delay_s = HANG
+    llm.hold()
     failure = await _failure(_client(llm, timeout_s=0.3))
     assert failure.detail == (
         "the LLM did not answer within the 0.3 s deadline (LLM_TIMEOUT_S; 1 attempt: no answer yet)"

@@ -8,9 +8,7 @@ from pathlib import Path
 import pytest
 from neo4j import AsyncDriver
 
-from tests.support.neo4j_direct import neo4j_driver, query
-
-__all__ = ["neo4j_driver"]  # the fixture, imported for this module's tests
+from tests.support.neo4j_direct import query
 
 HTTP_PORT = os.environ.get("TEST_NEO4J_HTTP_PORT")
 SERVER_DIR = Path(os.environ.get("TEST_NEO4J_DIR", "."))

@@ -9,8 +9,12 @@ import re
 from pathlib import Path
 
 import httpx
+import pytest
 
+from tests.conftest import PATIENT_S
 from tests.support.service_process import new_user, running_service
+
+pytestmark = pytest.mark.slow(0.5)
 
 SECRETS = ("Wombat-5521", "护照号码", "E1234567")
 # Four or more decimals in a row: a piece of an embedding.
@@ -19,7 +23,7 @@ VECTOR = re.compile(r"-?0\.\d{5,}\s*,\s*-?0\.\d{5,}\s*,\s*-?0\.\d{5,}")
 
 async def test_the_log_is_json_lines_with_request_ids_and_no_content(tmp_path: Path) -> None:
     async with running_service("logs", tmp_path, SCHEDULER_ENABLED="false") as service:
-        async with httpx.AsyncClient(base_url=service.base_url, timeout=60) as http:
+        async with httpx.AsyncClient(base_url=service.base_url, timeout=PATIENT_S) as http:
             user_id, raw_key = await new_user(http, "log-reader")
             user = {"Authorization": f"Bearer {raw_key}"}
             stored = await http.post(
@@ -36,7 +40,7 @@ async def test_the_log_is_json_lines_with_request_ids_and_no_content(tmp_path: P
             assert wrong.status_code == 422
             outsider = await http.get("/v1/memories", headers={"Authorization": "Bearer sk-nope"})
             assert outsider.status_code == 401
-        assert service.terminate(timeout_s=30) == 0, service.log_tail()
+        assert service.terminate(timeout_s=PATIENT_S) == 0, service.log_tail()
 
     text = service.log_path.read_text(encoding="utf-8")
     entries = [json.loads(line) for line in text.splitlines() if line.strip()]  # all JSON

@@ -16,9 +16,7 @@ from neo4j import AsyncDriver
 from app.graph import Graph
 from app.migrations import MIGRATIONS_DIR, Migration, MigrationError, apply, discover
 from tests.conftest import NEO4J_URI
-from tests.support.neo4j_direct import neo4j_driver, query
-
-__all__ = ["neo4j_driver"]
+from tests.support.neo4j_direct import query
 
 TEST_VERSIONS = [9001, 9002]
 

@@ -10,9 +10,7 @@ from app.registry import Registry
 from app.services import reembed
 from tests.conftest import User
 from tests.support.memories import store_batch
-from tests.support.neo4j_direct import neo4j_driver, query
-
-__all__ = ["neo4j_driver"]  # the fixture, imported for this module's tests
+from tests.support.neo4j_direct import query
 
 
 class Interrupted(Exception):

@@ -31,6 +31,7 @@ from collections.abc import Coroutine
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from neo4j import AsyncDriver
@@ -52,9 +53,8 @@ from tests.support.memory_links import (
     props_of,
     stray_memory_links,
 )
-from tests.support.neo4j_direct import neo4j_driver
 
-__all__ = ["neo4j_driver"]  # the fixture, imported for this module's test
+pytestmark = pytest.mark.slow(0.5)
 
 T = TypeVar("T")
 Headers = dict[str, str]

@@ -17,9 +17,7 @@ from app.services import memories
 from app.services.scope import Caller
 from tests.conftest import User
 from tests.support.memories import correct, store, store_batch
-from tests.support.neo4j_direct import neo4j_driver, query
-
-__all__ = ["neo4j_driver"]
+from tests.support.neo4j_direct import query
 
 
 async def _seq(driver: AsyncDriver, user_id: str) -> int:

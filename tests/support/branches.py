@@ -1,5 +1,5 @@
-"""HTTP helpers for the branch endpoints: create, check out, and a conflict between a branch and
-main."""
+"""HTTP helpers for the branch endpoints: create, check out, merge, and a conflict between a
+branch and main."""
 
 from __future__ import annotations
 
@@ -18,6 +18,16 @@ async def create_branch(
 ) -> dict[str, Any]:
     """Creates a branch (asserts 201) and returns it."""
     return await post_created(client, "/v1/branches", headers, {"name": name, **fields})
+
+
+async def merge(
+    client: TestClientProtocol, headers: Headers, name: str, strategy: str
+) -> dict[str, Any]:
+    """Merges the branch into main with the strategy (asserts 200) and returns the report."""
+    body: dict[str, Any] = await request_ok(
+        client, "POST", f"/v1/branches/{name}/merge", headers, json={"strategy": strategy}
+    )
+    return body
 
 
 async def check_out(client: TestClientProtocol, headers: Headers, name: str) -> None:

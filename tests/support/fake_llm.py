@@ -11,7 +11,9 @@ one of the ways real models and servers answer:
   many models write even when asked for a JSON object);
 - garbage: `reply` set to text that holds no JSON (`GARBAGE`);
 - an error: `status` 500 (or any other status; `headers` go with it, e.g. Retry-After);
-- hanging: `delay_s = HANG` (the answer is held back until the test clears the fake);
+- hanging: `hold()` (every answer is held back until `release()` or `clear()`), so a time
+  limit of the service runs out, or a test changes things while the service waits, without
+  racing a clock;
 - items missing a required field: `reply` set so;
 - a server without structured outputs: `refused = {"json_schema"}` answers a request with that
   `response_format` type 400, as servers refuse a field they do not support.
@@ -19,16 +21,16 @@ one of the ways real models and servers answer:
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import json
 import threading
-import time
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-HANG = 3600.0  # long enough for any deadline; released by clear() or stop()
+from tests.support.waiting import wait_for
+
+HOLD_GUARD_S = 300.0  # how long a held answer waits at most for release(): a guard only
 GARBAGE = "I am sorry, I cannot help with that request."
 PLAIN = "plain"  # the response_format type of a request that asks for none
 
@@ -59,14 +61,15 @@ class FakeLlm:
 
     `reply` is the assistant message content: a dict or list is sent as its JSON text (inside
     fences with prose around when `fenced`), a str as it is. `status` other than 200 answers
-    with an error body and `headers`. `delay_s` holds every answer back that long (HANG: until
-    cleared). A request whose response_format type is in `refused` gets a 400.
+    with an error body and `headers`. `hold()` keeps every answer back until `release()`. A
+    request whose response_format type is in `refused` gets a 400.
     """
 
     def __init__(self) -> None:
         self.requests: list[Recorded] = []
         self._lock = threading.Lock()
         self._released = threading.Event()
+        self._released.set()
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
         self._defaults()
@@ -75,7 +78,6 @@ class FakeLlm:
         self.reply: Any = {"facts": []}
         self.status = 200
         self.headers: dict[str, str] = {}
-        self.delay_s = 0.0
         self.fenced = False
         self.refused: set[str] = set()
 
@@ -108,7 +110,7 @@ class FakeLlm:
                 recorded = Recorded("POST", self.path, names, body)
                 with fake._lock:
                     fake.requests.append(recorded)
-                    reply, status, delay_s = fake.reply, fake.status, fake.delay_s
+                    reply, status = fake.reply, fake.status
                     headers, refused, wrapped = dict(fake.headers), set(fake.refused), fake.fenced
                     released = fake._released
                 if self.path.rstrip("/") != "/v1/chat/completions":
@@ -118,8 +120,7 @@ class FakeLlm:
                     message = f"response_format {recorded.response_format} is not supported"
                     self._send(400, {"error": {"message": message, "type": "invalid_request"}})
                     return
-                if delay_s:
-                    released.wait(delay_s)
+                released.wait(HOLD_GUARD_S)
                 if status != 200:
                     self._send(status, {"error": {"message": "fake failure"}}, headers)
                     return
@@ -154,7 +155,7 @@ class FakeLlm:
         return self
 
     def stop(self) -> None:
-        self._release()
+        self.release()
         if self._server is not None:
             self._server.shutdown()
             self._server.server_close()
@@ -163,24 +164,29 @@ class FakeLlm:
             self._thread.join(timeout=5)
             self._thread = None
 
-    async def asked(self, seen: int, timeout_s: float = 10.0) -> None:
-        """Waits until more than `seen` requests came in: the service now waits for an answer
-        (held back `delay_s`), so a test can change things meanwhile."""
-        deadline = time.monotonic() + timeout_s
-        while len(self.requests) <= seen:
-            if time.monotonic() > deadline:
-                raise AssertionError(f"the LLM was not asked within {timeout_s}s")
-            await asyncio.sleep(0.02)
+    def hold(self) -> None:
+        """Answers from now on wait until release() (an LLM that hangs)."""
+        with self._lock:
+            if self._released.is_set():
+                self._released = threading.Event()
 
-    def _release(self) -> None:
-        """Lets every answer held back go (a hanging request answers now)."""
+    def release(self) -> None:
+        """Sends the answers held back, and every later one at once."""
         with self._lock:
             self._released.set()
-            self._released = threading.Event()
+
+    async def asked(self, seen: int, timeout_s: float = 60.0) -> None:
+        """Waits until more than `seen` requests came in: the service now waits for an answer
+        (held back by hold()), so a test can change things meanwhile."""
+
+        async def more() -> bool:
+            return len(self.requests) > seen
+
+        await wait_for(f"request {seen + 1} to the LLM", more, timeout_s)
 
     def clear(self) -> None:
         """Forgets the requests and answers as by default again (held answers go at once)."""
-        self._release()
+        self.release()
         with self._lock:
             self.requests.clear()
             self._defaults()

@@ -31,6 +31,12 @@ async def post_created(
     return created
 
 
+async def body_of(response: Any, status: int = 200) -> Any:
+    """Asserts the response's status and returns its JSON body."""
+    assert response.status_code == status, await response.get_data(as_text=True)
+    return await response.get_json()
+
+
 async def request_ok(
     client: TestClientProtocol, method: str, path: str, headers: dict[str, str], **kwargs: Any
 ) -> Any:

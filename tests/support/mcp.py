@@ -13,7 +13,8 @@ import httpx2
 from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 
-from tests.support.service_process import REPO
+from tests.conftest import PATIENT_S
+from tests.support.machine import REPO
 
 Transport = Literal["http", "stdio"]
 TRANSPORTS: tuple[Transport, ...] = ("http", "stdio")
@@ -27,7 +28,7 @@ async def connect(
     `memory-service mcp` stdio command calling the service with the bearer key of them."""
     if transport == "http":
         async with (
-            httpx2.AsyncClient(headers=headers, timeout=120) as http,
+            httpx2.AsyncClient(headers=headers, timeout=PATIENT_S) as http,
             Client(streamable_http_client(f"{base_url}/mcp", http_client=http)) as client,
         ):
             yield client

@@ -29,6 +29,21 @@ async def store_batch(
     return memories
 
 
+async def stored_ids(client: TestClientProtocol, headers: Headers, texts: list[str]) -> list[str]:
+    """Stores the texts in one batch; their memory ids in order."""
+    return ids(await store_batch(client, headers, [{"content": text} for text in texts]))
+
+
+async def delete(
+    client: TestClientProtocol, headers: Headers, memory_id: str, branch: str | None = None
+) -> None:
+    """Deletes one memory (on `branch`, or the active one) and asserts it was deleted."""
+    query = {} if branch is None else {"branch": branch}
+    response = await client.delete(f"/v1/memories/{memory_id}", headers=headers, query_string=query)
+    assert response.status_code == 200, await response.get_data(as_text=True)
+    assert (await response.get_json())["deleted"] is True
+
+
 async def correct(
     client: TestClientProtocol, headers: Headers, memory_id: str, new_content: str, **fields: Any
 ) -> dict[str, Any]:

@@ -135,3 +135,14 @@ async def node_id(driver: AsyncDriver, user_id: str, label: str, key: str) -> st
         key=key,
     )
     return str(rows[0]["id"])
+
+
+async def derived_from(driver: AsyncDriver, memory_id: str) -> set[str]:
+    """The ids of the memories a summary or an insight says it was derived from."""
+    rows = await query(
+        driver,
+        "MATCH (:Memory {memory_id: $memory_id})-[:DERIVED_FROM]->(s:Memory) "
+        "RETURN s.memory_id AS source",
+        memory_id=memory_id,
+    )
+    return {row["source"] for row in rows}

@@ -1,5 +1,5 @@
-"""A Neo4j server of a test's own (neo4j/server.sh in a directory of its own, on free ports), that
-the test may kill, stop and start again: never the shared test database at NEO4J_URI."""
+"""A Neo4j server of its own (neo4j/server.sh in a directory of its own, on free ports): the one
+of a pytest-xdist worker (tests/conftest.py), or one a test may kill, stop and start again."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from pathlib import Path
 
 from neo4j import GraphDatabase
 
-from tests.support.service_process import REPO, free_port
+from tests.support.machine import REPO, free_port
 
 SERVER_SCRIPT = REPO / "neo4j" / "server.sh"
 
@@ -51,9 +51,9 @@ class Neo4jServer:
             return int(self.pid_file.read_text().strip())
         return None
 
-    def start(self, timeout_s: float = 180.0) -> float:
+    def start(self, timeout_s: float = 180.0) -> None:
         """Starts the server (on the same directory and ports every time) and waits until its
-        database answers a query; returns the seconds that took."""
+        database answers a query (at most `timeout_s`)."""
         started = time.monotonic()
         env = {**os.environ, "NEO4J_HEAP": self.heap, "NEO4J_PAGECACHE": self.pagecache}
         subprocess.run(
@@ -71,7 +71,6 @@ class Neo4jServer:
             stdout=subprocess.DEVNULL,
         )
         self._wait_for_database(started + timeout_s)
-        return time.monotonic() - started
 
     def kill(self) -> None:
         """SIGKILL: the server dies at once, without any shutdown (as on a power cut or the OOM

@@ -86,5 +86,12 @@ async def trusted_publisher(client: TestClientProtocol) -> Publisher:
     return publisher
 
 
+async def review(client: TestClientProtocol, key: str, version: str, status: str) -> Any:
+    """Sets a plugin version's review status (the response, whatever it is)."""
+    return await client.post(
+        f"/admin/plugins/{key}/{version}/review", json={"status": status}, headers=MASTER
+    )
+
+
 async def publish(client: TestClientProtocol, files: dict[str, str]) -> Any:
     return await client.post("/admin/plugins", json={"files": files}, headers=MASTER)

@@ -1,56 +1,78 @@
-"""Neo4j's own record of the statements run in a stretch of a test (db.stats, section QUERIES):
-for each of the service's named statements, its entries in the plan cache and the time each
-invocation spent compiling."""
+"""Neo4j's own record of the plans the service's statements ran on (db.stats, section QUERIES).
+
+Neo4j keeps one record per statement and plan: the plan's operators and the rows it estimated
+for each, fixed when the plan was made from the statistics of that moment. A statement served
+from the plan cache adds to the record of the plan it was planned with; one planned again (for
+another shape of its parameters, or after the data's statistics drifted) starts a record of its
+own, with the estimates of the data as it is then. So the records of a stretch of a test say,
+without a clock, which plans were made in it and which were used."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
 
 from neo4j import AsyncDriver
 
 from app.graph import load_queries
 from tests.support.neo4j_direct import query
 
-# A statement served by a cached plan compiles in about 1 ms (up to 8 ms in a pause of the
-# server's); planning one of the service's statements takes 18 ms or more.
-PLANNING_SHOWS_MS = 15.0
+# Statements a request runs at most once every few seconds on an instance, however busy (the
+# plugin bindings in force, cached for app.services.plugins.effects.CACHE_S): the warm-up leaves
+# them to the first request that needs them.
+OCCASIONAL = frozenset({"plugins/bindings", "plugins/signers"})
 
-# Per statement, per plan-cache entry (one per shape of parameters that the cache tells
-# apart), the compile time of each invocation in ms, in order.
-Compiles = dict[str, list[list[float]]]
+
+@dataclass(frozen=True)
+class Plan:
+    """One plan Neo4j made for one of the service's statements ("<resource>/<verb>")."""
+
+    statement: str
+    operators: str  # the plan's operators and their estimated rows, as Neo4j reports them
 
 
 @asynccontextmanager
-async def compiles(driver: AsyncDriver) -> AsyncIterator[Compiles]:
-    """Yields a dict that the block's statements fill in once it is done. A statement planned
-    anew for some shape of its parameters has a second entry; one planned again on the same
-    entry (after its data changed enough, Neo4j replans at most every 10 s) does not."""
-    found: Compiles = {}
+async def plans_used(driver: AsyncDriver) -> AsyncIterator[set[Plan]]:
+    """Yields a set that the plans the block's statements ran on fill in once it is done (only
+    the service's named statements: the tests' own go unrecorded). Nothing else may use the
+    database meanwhile: each pytest-xdist worker has one of its own."""
+    found: set[Plan] = set()
     await query(driver, "CALL db.stats.stop('QUERIES')")
     await query(driver, "CALL db.stats.clear('QUERIES')")
     await query(driver, "CALL db.stats.collect('QUERIES')")
     yield found
     names = {text: name for name, text in load_queries().items()}
     rows = await query(driver, "CALL db.stats.retrieve('QUERIES') YIELD data RETURN data")
+    await query(driver, "CALL db.stats.stop('QUERIES')")
     for row in rows:
         name = names.get(row["data"]["query"])
         if name is not None:
-            calls = sorted(
-                row["data"]["invocations"], key=lambda call: call["startTimestampMillis"]
-            )
-            found.setdefault(name, []).append(
-                [call["elapsedCompileTimeInUs"] / 1000 for call in calls]
-            )
+            shape = [row["data"]["queryExecutionPlan"], row["data"]["estimatedRows"]]
+            found.add(Plan(name, json.dumps(shape, sort_keys=True)))
 
 
-def planned_per_shape(found: Compiles) -> dict[str, int]:
-    """The statements with more than one plan-cache entry, and how many."""
-    return {name: len(entries) for name, entries in found.items() if len(entries) > 1}
+def hot(plans: set[Plan]) -> set[Plan]:
+    """The plans of the statements that requests run every time (all but OCCASIONAL)."""
+    return {plan for plan in plans if plan.statement not in OCCASIONAL}
 
 
-def planned_at_first_call(found: Compiles) -> dict[str, float]:
-    """The statements whose first invocation was planned (ms), not served by a cached plan."""
-    return {
-        name: entries[0][0] for name, entries in found.items() if entries[0][0] >= PLANNING_SHOWS_MS
-    }
+def statements(plans: set[Plan]) -> set[str]:
+    """The statements that ran on these plans."""
+    return {plan.statement for plan in plans}
+
+
+def planned_again(plans: set[Plan]) -> set[str]:
+    """The statements that ran on more than one plan: planned anew for some shape of their
+    parameters, or after their data changed."""
+    counted: dict[str, int] = {}
+    for plan in plans:
+        counted[plan.statement] = counted.get(plan.statement, 0) + 1
+    return {statement for statement, count in counted.items() if count > 1}
+
+
+def made_elsewhere(used: set[Plan], made: set[Plan]) -> list[str]:
+    """The statements that ran on a plan other than those in `made` (a plan made later), for
+    an assertion's message: the statement and what it estimated."""
+    return sorted(f"{plan.statement}: {plan.operators[:300]}" for plan in used - made)

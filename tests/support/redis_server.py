@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from tests.support.service_process import free_port
+from tests.support.machine import free_port
 
 
 def redis_server_binary() -> str | None:

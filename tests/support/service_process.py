@@ -3,35 +3,24 @@ instances against one Neo4j, a real server, or a clean stop."""
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import ctypes
 import os
 import signal
-import socket
 import subprocess
 import sys
-import time
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import httpx
 
-from tests.conftest import MASTER, MASTER_KEY, NEO4J_URI, STARTUP_TIMEOUT_S
+from tests.conftest import MASTER, MASTER_KEY, NEO4J_URI, PATIENT_S, STARTUP_TIMEOUT_S
+from tests.support.machine import REPO, free_port
+from tests.support.waiting import wait_for
 
-REPO = Path(__file__).resolve().parents[2]
 PR_SET_PDEATHSIG = 1
-
-
-def free_port() -> int:
-    """A TCP port nothing listens on right now (the OS picks it)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
 
 
 def _die_with_parent() -> None:
@@ -68,8 +57,8 @@ class ServiceProcess:
 
         try:
             await wait_until_ready(self.base_url, timeout_s, exited)
-        except TimeoutError as error:
-            raise AssertionError(f"{error}:\n{self.log_tail()}") from error
+        except AssertionError as error:
+            raise AssertionError(f"{error}\n{self.log_tail()}") from error
 
     def kill(self) -> None:
         """SIGKILL: the process (and anything it started) dies at once, without any shutdown."""
@@ -78,7 +67,7 @@ class ServiceProcess:
                 os.killpg(self.process.pid, signal.SIGKILL)  # its own session: only its group
         self.process.wait(timeout=10)
 
-    def terminate(self, timeout_s: float = 15.0) -> int:
+    def terminate(self, timeout_s: float = PATIENT_S) -> int:
         """SIGTERM and wait (the service stops gracefully); SIGKILL if it takes too long."""
         if self.process.poll() is None:
             self.process.terminate()
@@ -93,31 +82,33 @@ async def wait_until_ready(
     base_url: str, timeout_s: float, stopped: Callable[[], str | None]
 ) -> None:
     """Waits for GET /health/instance to answer 200; AssertionError with `stopped()`'s account
-    when the server stops first, TimeoutError when it takes longer than `timeout_s`."""
-    deadline = time.monotonic() + timeout_s
+    when the server stops first or is not ready after `timeout_s`."""
     async with httpx.AsyncClient(timeout=2.0) as http:
-        while time.monotonic() < deadline:
+
+        async def ready() -> bool:
             problem = stopped()
             if problem is not None:
                 raise AssertionError(problem)
             with contextlib.suppress(httpx.HTTPError):
-                response = await http.get(f"{base_url}/health/instance")
-                if response.status_code == 200:
-                    return
-            await asyncio.sleep(0.25)
-    raise TimeoutError(f"{base_url} not ready in {timeout_s}s")
+                return (await http.get(f"{base_url}/health/instance")).status_code == 200
+            return False
+
+        await wait_for(f"{base_url} to be ready", ready, timeout_s)
 
 
 COMMAND = [sys.executable, "-m", "app.cli"]  # the console entry point, as installed
 
 
 def service_environment(instance_id: str, **env: str) -> dict[str, str]:
-    """A service process's environment: this one's, with the tests' master key and Neo4j."""
+    """A service process's environment: this one's, with the tests' master key and Neo4j, and
+    time limits that a busy machine does not reach (as make_settings)."""
     return {
         **os.environ,
         "MASTER_KEY": MASTER_KEY,
         "NEO4J_URI": NEO4J_URI,
         "INSTANCE_ID": instance_id,
+        "GRAPH_TIME_LIMIT_S": str(PATIENT_S),
+        "NEO4J_RETRY_S": str(PATIENT_S),
         **env,
     }
 
@@ -166,15 +157,6 @@ async def running_service(
         service.kill()
 
 
-async def wait_for(
-    what: str, check: Callable[[], Awaitable[Any]], timeout_s: float, services: list[ServiceProcess]
-) -> Any:
-    """Polls `check` until it returns something truthy; on timeout fails with the services' logs."""
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        value = await check()
-        if value:
-            return value
-        await asyncio.sleep(0.2)
-    logs = "\n\n".join(f"--- {s.instance_id}\n{s.log_tail()}" for s in services)
-    raise AssertionError(f"timed out waiting for {what}\n{logs}")
+def logs_of(services: list[ServiceProcess]) -> str:
+    """The last lines of each service's log, for a failure's message."""
+    return "\n\n".join(f"--- {s.instance_id}\n{s.log_tail()}" for s in services)

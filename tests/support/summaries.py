@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import asyncio
-import time
 from typing import Any
 
 from quart.typing import TestClientProtocol
 
 from tests.conftest import User
 from tests.support.memories import store
+from tests.support.waiting import wait_for
 
 SESSION = [
     "Deploy of invoice-api 2.3 to staging failed on a missing DATABASE_URL.",
@@ -28,7 +27,7 @@ BULLETS = {
         "The redeploy passed its health checks",
     ]
 }
-TASK_WAIT_S = 30.0
+TASK_WAIT_S = 60.0  # a guard: how long a test waits for a task at most
 
 
 async def session(client: TestClientProtocol, user: User, session_id: str = "deploy") -> list[str]:
@@ -49,12 +48,13 @@ async def summarize(
 
 
 async def finished(client: TestClientProtocol, user: User, task_id: str) -> dict[str, Any]:
-    deadline = time.monotonic() + TASK_WAIT_S
-    while time.monotonic() < deadline:
+    """The task once it is no longer processing."""
+
+    async def done() -> dict[str, Any] | None:
         response = await client.get(f"/v1/tasks/{task_id}", headers=user.headers)
         assert response.status_code == 200, await response.get_data(as_text=True)
         task: dict[str, Any] = await response.get_json()
-        if task["status"] != "processing":
-            return task
-        await asyncio.sleep(0.2)
-    raise AssertionError(f"task {task_id} still processing after {TASK_WAIT_S}s")
+        return task if task["status"] != "processing" else None
+
+    found: dict[str, Any] = await wait_for(f"task {task_id} to finish", done, TASK_WAIT_S)
+    return found

@@ -25,6 +25,10 @@ class TcpForwarder:
     def uri(self) -> str:
         return f"bolt://127.0.0.1:{self.port}"
 
+    @property
+    def serving(self) -> bool:
+        return self._server is not None
+
     async def start(self) -> None:
         assert self._server is None, "already started"
         self._server = await asyncio.start_server(
