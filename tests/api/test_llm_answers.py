@@ -48,6 +48,7 @@ async def deadline_app(
         llm_base_url=fake_llm.base_url,
         llm_timeout_s=TIMEOUT_S,
         llm_max_retries=1,
+        task_worker_enabled=True,
         task_poll_s=0.2,
         instance_id="llm-answers",
     )
