@@ -3,7 +3,7 @@
 #   neo4j/server.sh start DIR BOLT_PORT HTTP_PORT   start an instance whose data and logs live in DIR
 #   neo4j/server.sh stop DIR                        stop it and wait until it has exited
 # NEO4J_JVM_EXTRA adds java options (scripts/test.sh: a JIT that spends less CPU, for servers
-# that live minutes).
+# that live minutes); NEO4J_CONF_EXTRA adds neo4j.conf lines (one setting a line).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 
@@ -66,6 +66,9 @@ start() {
   sed -e "s/@BOLT_PORT@/$bolt/g" -e "s/@HTTP_PORT@/$http/g" \
     -e "s/@HEAP@/${NEO4J_HEAP:-1g}/g" -e "s/@PAGECACHE@/${NEO4J_PAGECACHE:-512m}/g" \
     "$here/neo4j.conf.template" > "$dir/conf/neo4j.conf"
+  if [ -n "${NEO4J_CONF_EXTRA:-}" ]; then
+    printf '%s\n' "$NEO4J_CONF_EXTRA" >> "$dir/conf/neo4j.conf"
+  fi
   if [ -f "$dir/run/neo4j.pid" ] && kill -0 "$(cat "$dir/run/neo4j.pid")" 2>/dev/null; then
     echo "Neo4j already running in $dir" >&2
   else

@@ -28,6 +28,7 @@ class Neo4jServer:
     http_port: int
     heap: str = "512m"
     pagecache: str = "256m"
+    settings: tuple[str, ...] = ()  # neo4j.conf lines beyond the template's ("key=value")
 
     @classmethod
     def on_free_ports(cls, directory: Path) -> Neo4jServer:
@@ -55,7 +56,12 @@ class Neo4jServer:
         """Starts the server (on the same directory and ports every time) and waits until its
         database answers a query (at most `timeout_s`)."""
         started = time.monotonic()
-        env = {**os.environ, "NEO4J_HEAP": self.heap, "NEO4J_PAGECACHE": self.pagecache}
+        env = {
+            **os.environ,
+            "NEO4J_HEAP": self.heap,
+            "NEO4J_PAGECACHE": self.pagecache,
+            "NEO4J_CONF_EXTRA": "\n".join(self.settings),
+        }
         subprocess.run(
             [
                 str(SERVER_SCRIPT),
