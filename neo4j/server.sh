@@ -2,6 +2,7 @@
 # Runs a local Neo4j Community server assembled from Maven Central (see pom.xml beside this file).
 #   neo4j/server.sh start DIR BOLT_PORT HTTP_PORT   start an instance whose data and logs live in DIR
 #   neo4j/server.sh stop DIR                        stop it and wait until it has exited
+#   neo4j/server.sh remove DIR                      kill it (no shutdown) and delete DIR
 # NEO4J_JVM_EXTRA adds java options (scripts/test.sh: a JIT that spends less CPU, for servers
 # that live minutes); NEO4J_CONF_EXTRA adds neo4j.conf lines (one setting a line).
 set -euo pipefail
@@ -98,9 +99,21 @@ stop() {
   rm -f "$dir/run/neo4j.pid"
 }
 
+# A throwaway server (the tests'): its data goes, so a clean shutdown would only spend time.
+remove() {
+  local dir=$1 pid
+  if [ -f "$dir/run/neo4j.pid" ]; then
+    pid=$(cat "$dir/run/neo4j.pid")
+    kill -9 "$pid" 2>/dev/null || true
+    for _ in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+  fi
+  rm -rf "$dir"
+}
+
 case "${1:-}" in
   start) start "$2" "$3" "$4" ;;
   stop) stop "$2" ;;
+  remove) remove "$2" ;;
   assemble) assemble ;;
-  *) echo "usage: $0 start DIR BOLT_PORT HTTP_PORT | stop DIR | assemble" >&2; exit 2 ;;
+  *) echo "usage: $0 start DIR BOLT_PORT HTTP_PORT | stop DIR | remove DIR | assemble" >&2; exit 2 ;;
 esac

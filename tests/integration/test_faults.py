@@ -19,7 +19,6 @@ anything took: each waits for the events it needs, with generous timeouts as gua
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import uuid
 from collections import Counter
 from collections.abc import AsyncIterator, Callable, Iterator
@@ -61,10 +60,6 @@ SERVICE_ENV = {
     "WARM_CHECK_S": "0.5",
 }
 PLANS_MADE_AGAIN = "Neo4j restarted: its plans were made again"  # the service's log line
-# Neo4j also plans a statement again once the statistics of a small database have moved and the
-# plan is 10 s old: after a restart a busy machine may pass that between the service's warm-up
-# and the requests. The plans a restart loses are what the tests are about, not those.
-NO_REPLANNING_BY_STATISTICS = ("dbms.cypher.min_replan_interval=1h",)
 RESTART_STORES = [
     {"content": "Ivan looks after auth-gateway 2.3.1 on db-7.internal.", "session_id": "ops"},
     {"content": "王芳负责计费团队, 计费团队维护 invoice-api 和 auth-gateway。"},
@@ -126,10 +121,7 @@ def redis(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RedisServer | No
 async def deployment(
     redis: RedisServer | None, tmp_path_factory: pytest.TempPathFactory
 ) -> AsyncIterator[Deployment]:
-    neo4j = dataclasses.replace(
-        Neo4jServer.on_free_ports(tmp_path_factory.mktemp("faults-neo4j")),
-        settings=NO_REPLANNING_BY_STATISTICS,
-    )
+    neo4j = Neo4jServer.on_free_ports(tmp_path_factory.mktemp("faults-neo4j"))
     forwarder = TcpForwarder("127.0.0.1", neo4j.bolt_port)
     await forwarder.start()
     setup = Deployment(neo4j, forwarder, redis, tmp_path_factory.mktemp("faults-logs"))
