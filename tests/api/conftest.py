@@ -9,13 +9,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 import pytest_asyncio
-from neo4j import AsyncDriver
 from quart import Quart
 from quart.testing.app import TestApp
 
@@ -27,8 +25,6 @@ from tests.conftest import PATIENT_S, STARTUP_TIMEOUT_S, make_settings
 from tests.support.browser import Browser, chromium
 from tests.support.fake_llm import FakeLlm
 from tests.support.machine import free_port
-from tests.support.neo4j_direct import query
-from tests.support.query_plans import Plan, plans_used
 from tests.support.service_process import wait_until_ready
 
 
@@ -119,31 +115,6 @@ def llm(fake_llm: FakeLlm) -> Iterator[FakeLlm]:
     fake_llm.clear()
     yield fake_llm
     fake_llm.clear()
-
-
-@dataclass
-class FreshStart:
-    """An app started after Neo4j lost its query plans, and the plans Neo4j made meanwhile."""
-
-    app: Quart
-    planned: set[Plan]
-
-
-@pytest_asyncio.fixture(loop_scope="session")
-async def freshly_started(
-    neo4j_driver: AsyncDriver, embedder: SentenceTransformerEmbedder
-) -> AsyncIterator[FreshStart]:
-    """An app started after Neo4j lost its query plans, as after a database restart: the plans
-    Neo4j made while it started are all that Neo4j has."""
-    await query(neo4j_driver, "CALL db.clearQueryCaches()")
-    service = create_app(make_settings(instance_id="fresh-start"), embedder=embedder)
-    harness = TestApp(service, startup_timeout=STARTUP_TIMEOUT_S)
-    async with plans_used(neo4j_driver) as planned:
-        await harness.startup()
-    try:
-        yield FreshStart(service, planned)
-    finally:
-        await harness.shutdown()
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -8,29 +8,25 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from neo4j import AsyncDriver
 from prometheus_client import REGISTRY
 from quart import Quart
 from quart.typing import TestClientProtocol
 
-from tests.api.conftest import FreshStart
 from tests.conftest import User, create_user
 from tests.support.branches import create_branch
-from tests.support.entities import CHAIN, QUESTION
+from tests.support.entities import (
+    CHAIN,
+    QUESTION,
+    UNKNOWN_QUESTION,
+    UNNAMED_QUESTION,
+    UNRELATED,
+)
 from tests.support.fake_llm import FakeLlm
 from tests.support.http import request_ok
 from tests.support.memories import ids, stored_ids
-from tests.support.query_plans import hot, made_elsewhere, plans_used, statements
 
 Headers = dict[str, str]
 
-UNRELATED = [
-    "Tom prefers green tea in the afternoon.",
-    "The office moved to the third floor in March.",
-    "Standup starts at 9:30 every weekday.",
-    "Our staging cluster runs on Kubernetes 1.29.",
-    "Priya is on vacation until Friday.",
-]
 CHAIN_ZH = [
     "王芳负责计费团队。",
     "计费团队维护 invoice-api。",
@@ -40,9 +36,6 @@ CHAIN_ZH = [
 UNRELATED_ZH = ["李雷每天早上喝咖啡。", "办公室搬到了三楼。", "周五下午开全员会议。"]
 # Ends with the full-width question mark a Chinese question is typed with.
 QUESTION_ZH = "王芳负责的服务依赖的库有没有已知漏洞？"  # noqa: RUF001
-# The question names no entity, or only one the user's graph lacks: a candidate's entities seed.
-UNNAMED_QUESTION = "who is in charge of billing, and what do they run?"
-UNKNOWN_QUESTION = "who is in charge of billing at Acme, and what do they run?"
 IVAN_APART = "Ivan works on auth-service, which has nothing to do with invoice-api."
 IVAN_CALLS = "Ivan works on auth-service, which calls invoice-api."
 IVAN_QUESTION = "What does Ivan work on, and does it depend on a library with a known hole?"
@@ -209,27 +202,6 @@ async def test_a_best_candidate_with_nowhere_to_go_seeds_no_walk(
     chain = await _explained(client, user.headers, "retrieve", UNNAMED_QUESTION)
     assert walks() == before + 1
     assert chain["explain"]["graph"]["reached"] > 0
-
-
-async def test_a_freshly_started_service_follows_the_graph_from_its_first_retrieves(
-    freshly_started: FreshStart, user: User, neo4j_driver: AsyncDriver
-) -> None:
-    # Every kind of walk (from the question's entities, from a candidate's, from both; on main
-    # and on a copy-on-write branch) must be served by the one plan the service has Neo4j make
-    # at startup, or the first retrieve of that kind after the database lost its plans waits
-    # for planning (longer than the walk's time limit: it answers without the graph).
-    client = freshly_started.app.test_client()
-    await stored_ids(client, user.headers, CHAIN)
-    await stored_ids(client, user.headers, UNRELATED)
-    await create_branch(client, user.headers, "trial")  # reads main copy-on-write
-    async with plans_used(neo4j_driver) as used:
-        for branch in ("main", "trial"):
-            for question in (QUESTION, UNNAMED_QUESTION, UNKNOWN_QUESTION):
-                body = await _explained(client, user.headers, "retrieve", question, branch=branch)
-                graph = body["explain"]["graph"]
-                assert not graph["timed_out"] and graph["reached"] > 0, (branch, question)
-    assert "retrieval/expand" in statements(used)
-    assert made_elsewhere(hot(used), freshly_started.planned) == []
 
 
 async def test_a_link_the_text_negates_does_not_carry_the_chain(

@@ -7,15 +7,11 @@ from typing import Any
 
 import pytest
 import pytest_asyncio
-from neo4j import AsyncDriver
 from quart.typing import TestClientProtocol
 
-from tests.api.conftest import FreshStart
 from tests.conftest import User, create_user
-from tests.support.branches import create_branch
 from tests.support.http import error_detail
 from tests.support.memories import contents, ids, ranked, store, store_batch
-from tests.support.query_plans import hot, made_elsewhere, plans_used, statements
 
 FACTS = [
     "The user's daughter is called Emma and she is seven years old",
@@ -389,47 +385,3 @@ async def test_user_with_no_memories_gets_an_empty_list(
 ) -> None:
     for mode in ("retrieve", "search"):
         assert await ranked(client, user.headers, mode, "anything at all", min_score=0) == []
-
-
-# Every kind of first stage: short and long questions, English and Chinese, type, subject and
-# strict session filters, a larger top_k, a copy-on-write branch.
-FIRST_STAGE_KINDS: list[dict[str, Any]] = [
-    {"query": "tennis"},
-    {"query": "which sport do they do on weekends, and who do they usually play it with?"},
-    {"query": "他们周末做什么运动"},
-    {"query": "what book do they like most", "memory_types": ["semantic"]},
-    {"query": "what book do they like most", "memory_types": ["semantic", "profile"]},
-    {"query": "what city is their home in", "subject_id": "partner"},
-    {"query": "what city is their home in", "session_id": "onboarding", "session_scope": "only"},
-    {"query": "what kind of car do they own", "top_k": 50},
-    {"query": "what kind of car do they own", "branch": "trial"},
-]
-
-
-async def test_a_freshly_started_service_answers_its_first_retrieves_without_planning(
-    freshly_started: FreshStart, neo4j_driver: AsyncDriver
-) -> None:
-    # Every kind of retrieve, for users whose ids differ in length, must be served by the plans
-    # the service has Neo4j make at startup, or the first retrieve of each kind after the
-    # database lost its plans waits for planning (a few hundred milliseconds for the first
-    # stage, and its walk may run out of time).
-    client = freshly_started.app.test_client()
-    owners: dict[str, User] = {}
-    for prefix in ("u", "a-user-whose-id-is-much-longer"):
-        owners[prefix] = await create_user(client, prefix)
-        await store_batch(
-            client,
-            owners[prefix].headers,
-            [{"content": fact, "session_id": "onboarding"} for fact in FACTS],
-        )
-        await create_branch(client, owners[prefix].headers, "trial")
-    async with plans_used(neo4j_driver) as used:
-        for owner in owners.values():
-            for fields in FIRST_STAGE_KINDS:
-                for mode in ("retrieve", "search"):
-                    response = await client.post(
-                        f"/v1/memories/{mode}", json=fields, headers=owner.headers
-                    )
-                    assert response.status_code == 200, await response.get_data(as_text=True)
-    assert "retrieval/candidates" in statements(used)
-    assert made_elsewhere(hot(used), freshly_started.planned) == []

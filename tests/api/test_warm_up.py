@@ -1,16 +1,55 @@
-"""A freshly started service has Neo4j plan its hot statements before the first requests."""
+"""A freshly started service has Neo4j plan its hot statements before the first requests: the
+stores, retrieves and graph walks of every shape after the database lost its plans (as after a
+restart) run on plans made while the service started. One start serves the module: clearing
+Neo4j's plans makes every later test of the worker plan its statements again."""
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from typing import Any
 
+import pytest_asyncio
 from neo4j import AsyncDriver
+from quart import Quart
+from quart.testing.app import TestApp
 
-from tests.api.conftest import FreshStart
-from tests.conftest import User, create_user
+from app import create_app
+from app.embedder import SentenceTransformerEmbedder
+from tests.conftest import STARTUP_TIMEOUT_S, User, create_user, make_settings
 from tests.support.branches import create_branch
-from tests.support.memories import store, store_batch
-from tests.support.query_plans import hot, made_elsewhere, plans_used, statements
+from tests.support.entities import CHAIN, QUESTION, UNKNOWN_QUESTION, UNNAMED_QUESTION, UNRELATED
+from tests.support.http import request_ok
+from tests.support.memories import store, store_batch, stored_ids
+from tests.support.neo4j_direct import query
+from tests.support.query_plans import Plan, hot, made_elsewhere, plans_used, statements
+
+
+@dataclass
+class FreshStart:
+    """An app started after Neo4j lost its query plans, and the plans Neo4j made meanwhile."""
+
+    app: Quart
+    planned: set[Plan]
+
+
+@pytest_asyncio.fixture(loop_scope="session", scope="module")
+async def freshly_started(
+    neo4j_driver: AsyncDriver, embedder: SentenceTransformerEmbedder
+) -> AsyncIterator[FreshStart]:
+    """An app started after Neo4j lost its query plans, as after a database restart: the plans
+    Neo4j made while it started are all that Neo4j has. Each test checks that the plans its
+    requests ran on are among them (a plan an earlier test had Neo4j make lazily is not)."""
+    await query(neo4j_driver, "CALL db.clearQueryCaches()")
+    service = create_app(make_settings(instance_id="fresh-start"), embedder=embedder)
+    harness = TestApp(service, startup_timeout=STARTUP_TIMEOUT_S)
+    async with plans_used(neo4j_driver) as planned:
+        await harness.startup()
+    try:
+        yield FreshStart(service, planned)
+    finally:
+        await harness.shutdown()
+
 
 # Stores of every shape: few and many entities, English, Chinese and both, none at all, a
 # session, every optional field, a branch.
@@ -58,4 +97,83 @@ async def test_a_freshly_started_service_stores_without_planning(
                 notes = [{"content": f"Note {n} of {size}, about host-{n}."} for n in range(size)]
                 await store_batch(client, owner.headers, notes)
     assert {"versions/create", "entities/upsert"} <= statements(used)
+    assert made_elsewhere(hot(used), freshly_started.planned) == []
+
+
+FACTS = [
+    "Plays tennis with friends every Saturday",
+    "Lives in an apartment in Lisbon, Portugal",
+    "Favourite novel is Dune by Frank Herbert",
+    "Drives a blue electric hatchback to the office",
+    "打网球是他们每周六的习惯。",
+]
+
+# Every kind of first stage: short and long questions, English and Chinese, type, subject and
+# strict session filters, a larger top_k, a copy-on-write branch.
+FIRST_STAGE_KINDS: list[dict[str, Any]] = [
+    {"query": "tennis"},
+    {"query": "which sport do they do on weekends, and who do they usually play it with?"},
+    {"query": "他们周末做什么运动"},
+    {"query": "what book do they like most", "memory_types": ["semantic"]},
+    {"query": "what book do they like most", "memory_types": ["semantic", "profile"]},
+    {"query": "what city is their home in", "subject_id": "partner"},
+    {"query": "what city is their home in", "session_id": "onboarding", "session_scope": "only"},
+    {"query": "what kind of car do they own", "top_k": 50},
+    {"query": "what kind of car do they own", "branch": "trial"},
+]
+
+
+async def test_a_freshly_started_service_answers_its_first_retrieves_without_planning(
+    freshly_started: FreshStart, neo4j_driver: AsyncDriver
+) -> None:
+    # Every kind of retrieve, for users whose ids differ in length, must be served by the plans
+    # the service has Neo4j make at startup, or the first retrieve of each kind after the
+    # database lost its plans waits for planning (a few hundred milliseconds for the first
+    # stage, and its walk may run out of time).
+    client = freshly_started.app.test_client()
+    owners: dict[str, User] = {}
+    for prefix in ("u", "a-user-whose-id-is-much-longer"):
+        owners[prefix] = await create_user(client, prefix)
+        await store_batch(
+            client,
+            owners[prefix].headers,
+            [{"content": fact, "session_id": "onboarding"} for fact in FACTS],
+        )
+        await create_branch(client, owners[prefix].headers, "trial")
+    async with plans_used(neo4j_driver) as used:
+        for owner in owners.values():
+            for fields in FIRST_STAGE_KINDS:
+                for mode in ("retrieve", "search"):
+                    response = await client.post(
+                        f"/v1/memories/{mode}", json=fields, headers=owner.headers
+                    )
+                    assert response.status_code == 200, await response.get_data(as_text=True)
+    assert "retrieval/candidates" in statements(used)
+    assert made_elsewhere(hot(used), freshly_started.planned) == []
+
+
+async def _explained(client: Any, headers: dict[str, str], question: str, **fields: Any) -> Any:
+    body = {"query": question, "explain": "verbose", **fields}
+    return await request_ok(client, "POST", "/v1/memories/retrieve", headers, json=body)
+
+
+async def test_a_freshly_started_service_follows_the_graph_from_its_first_retrieves(
+    freshly_started: FreshStart, neo4j_driver: AsyncDriver
+) -> None:
+    # Every kind of walk (from the question's entities, from a candidate's, from both; on main
+    # and on a copy-on-write branch) must be served by the one plan the service has Neo4j make
+    # at startup, or the first retrieve of that kind after the database lost its plans waits
+    # for planning (longer than the walk's time limit: it answers without the graph).
+    client = freshly_started.app.test_client()
+    user = await create_user(client, "walks")
+    await stored_ids(client, user.headers, CHAIN)
+    await stored_ids(client, user.headers, UNRELATED)
+    await create_branch(client, user.headers, "trial")  # reads main copy-on-write
+    async with plans_used(neo4j_driver) as used:
+        for branch in ("main", "trial"):
+            for question in (QUESTION, UNNAMED_QUESTION, UNKNOWN_QUESTION):
+                body = await _explained(client, user.headers, question, branch=branch)
+                graph = body["explain"]["graph"]
+                assert not graph["timed_out"] and graph["reached"] > 0, (branch, question)
+    assert "retrieval/expand" in statements(used)
     assert made_elsewhere(hot(used), freshly_started.planned) == []

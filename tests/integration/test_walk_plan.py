@@ -23,7 +23,7 @@ from quart.testing.app import TestApp
 from app import create_app
 from app.embedder import SentenceTransformerEmbedder
 from tests.conftest import STARTUP_TIMEOUT_S, create_user, make_settings
-from tests.support.entities import CHAIN, QUESTION
+from tests.support.entities import CHAIN, QUESTION, UNRELATED
 from tests.support.http import request_ok
 from tests.support.memories import ids, stored_ids
 from tests.support.neo4j_direct import query
@@ -32,11 +32,6 @@ from tests.support.query_plans import planned_again, plans_used
 
 pytestmark = pytest.mark.slow(1)
 
-UNRELATED = [
-    "Tom prefers green tea in the afternoon.",
-    "The office moved to the third floor in March.",
-    "Standup starts at 9:30 every weekday.",
-]
 # At least this many entities, so that the walk's statistics drift past Neo4j's replanning
 # threshold (a divergence of 0.75), and a wait past its shortest interval between plans of one
 # statement (10 s): Neo4j's clock, not a limit of the service.

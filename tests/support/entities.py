@@ -23,6 +23,17 @@ CHAIN = [
     "lodash 4.17.15 is affected by CVE-2020-8203.",
 ]
 QUESTION = "Does anything Maria owns depend on a library with a known hole?"
+# Memories that share nothing with the chain.
+UNRELATED = [
+    "Tom prefers green tea in the afternoon.",
+    "The office moved to the third floor in March.",
+    "Standup starts at 9:30 every weekday.",
+    "Our staging cluster runs on Kubernetes 1.29.",
+    "Priya is on vacation until Friday.",
+]
+# The question names no entity, or only one the user's graph lacks: a candidate's entities seed.
+UNNAMED_QUESTION = "who is in charge of billing, and what do they run?"
+UNKNOWN_QUESTION = "who is in charge of billing at Acme, and what do they run?"
 
 
 async def entity_page(

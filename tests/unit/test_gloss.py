@@ -4,6 +4,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from app.gloss import Entry, Glossary, meanings
@@ -85,3 +87,17 @@ def test_meanings_are_cleaned_for_a_model_to_read() -> None:
         limit=5,
     )
     assert found == ["renew", "refresh", "do for"]
+
+
+def test_a_glossary_kept_in_the_cache_folder_reads_as_the_one_built(
+    glossary: Glossary, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    text = "王芳负责计费团队, 计费团队维护 invoice-api。"
+    built = Glossary.load()  # nothing kept yet: built, then kept
+    [kept] = (tmp_path / "memory-service").glob("glossary-*.json")
+    assert Glossary.load().english(text) == built.english(text) == glossary.english(text)
+
+    kept.write_text("{not json", encoding="utf-8")  # a damaged file is built again
+    assert Glossary.load().english(text) == glossary.english(text)
+    assert Glossary.load().english(text) == glossary.english(text)
