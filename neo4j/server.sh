@@ -4,7 +4,7 @@
 #   neo4j/server.sh stop DIR                        stop it and wait until it has exited
 #   neo4j/server.sh remove DIR                      kill it (no shutdown) and delete DIR
 # NEO4J_JVM_EXTRA adds java options (scripts/test.sh: a JIT that spends less CPU, for servers
-# that live minutes); NEO4J_CONF_EXTRA adds neo4j.conf lines (one setting a line).
+# that live minutes).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 
@@ -67,9 +67,6 @@ start() {
   sed -e "s/@BOLT_PORT@/$bolt/g" -e "s/@HTTP_PORT@/$http/g" \
     -e "s/@HEAP@/${NEO4J_HEAP:-1g}/g" -e "s/@PAGECACHE@/${NEO4J_PAGECACHE:-512m}/g" \
     "$here/neo4j.conf.template" > "$dir/conf/neo4j.conf"
-  if [ -n "${NEO4J_CONF_EXTRA:-}" ]; then
-    printf '%s\n' "$NEO4J_CONF_EXTRA" >> "$dir/conf/neo4j.conf"
-  fi
   if [ -f "$dir/run/neo4j.pid" ] && kill -0 "$(cat "$dir/run/neo4j.pid")" 2>/dev/null; then
     echo "Neo4j already running in $dir" >&2
   else

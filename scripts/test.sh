@@ -13,11 +13,6 @@ scripts/bootstrap.sh
 # Test servers live minutes: HotSpot's first JIT tier only halves the CPU they spend (most of
 # it compiling for a peak speed they never need).
 export NEO4J_JVM_EXTRA=${NEO4J_JVM_EXTRA:--XX:TieredStopAtLevel=1}
-# Neo4j plans a statement again once the data's statistics drifted and its plan is 10 s old:
-# whether that happens inside a test would depend on how fast the machine runs it. The suite's
-# servers plan again only when a test says so (tests/integration/test_walk_plan.py starts one
-# that replans as Neo4j does by default).
-export NEO4J_CONF_EXTRA=${NEO4J_CONF_EXTRA-dbms.cypher.min_replan_interval=1h}
 bolt=${TEST_NEO4J_BOLT_PORT:-27687}
 http=${TEST_NEO4J_HTTP_PORT:-27474}
 workers=${TEST_WORKERS:-3}

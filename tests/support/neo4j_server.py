@@ -28,9 +28,6 @@ class Neo4jServer:
     http_port: int
     heap: str = "512m"
     pagecache: str = "256m"
-    # neo4j.conf lines beyond the template's ("key=value"); None: those NEO4J_CONF_EXTRA holds
-    # (scripts/test.sh sets the suite's)
-    settings: tuple[str, ...] | None = None
 
     @classmethod
     def on_free_ports(cls, directory: Path) -> Neo4jServer:
@@ -58,13 +55,7 @@ class Neo4jServer:
         """Starts the server (on the same directory and ports every time) and waits until its
         database answers a query (at most `timeout_s`)."""
         started = time.monotonic()
-        env = {
-            **os.environ,
-            "NEO4J_HEAP": self.heap,
-            "NEO4J_PAGECACHE": self.pagecache,
-        }
-        if self.settings is not None:
-            env["NEO4J_CONF_EXTRA"] = "\n".join(self.settings)
+        env = {**os.environ, "NEO4J_HEAP": self.heap, "NEO4J_PAGECACHE": self.pagecache}
         subprocess.run(
             [
                 str(SERVER_SCRIPT),
