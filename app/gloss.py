@@ -16,7 +16,6 @@ import gzip
 import hashlib
 import io
 import json
-import logging
 import os
 import re
 from collections.abc import Iterable, Iterator
@@ -24,10 +23,7 @@ from dataclasses import dataclass
 from importlib.resources import files
 from pathlib import Path
 
-import jieba
-import jieba.posseg
-
-jieba.setLogLevel(logging.WARNING)
+from app.chinese import tagged_words
 
 SENSES = 3  # senses kept per word: one is often a narrow or dated meaning
 MAX_SENSE_CHARS = 30  # longer senses are explanations, not translations
@@ -165,7 +161,7 @@ class Glossary:
             if not _HAN_CHAR.match(run):
                 parts.append(_PUNCTUATION.sub(" ", run).strip())
                 continue
-            for word, tag in jieba.posseg.lcut(run):
+            for word, tag in tagged_words(run):
                 if tag.startswith(_SILENT_TAGS):
                     continue
                 parts.append(self._name(word) if tag == _NAME_TAG else self._word(word))

@@ -9,18 +9,15 @@ so that the graph stage does not follow a link the text denies.
 
 from __future__ import annotations
 
-import logging
 import re
 import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass
 
 import jieba
-import jieba.posseg
 
+from app.chinese import tagged_words
 from app.services.entities.names import entity_key
-
-jieba.setLogLevel(logging.WARNING)
 
 MAX_MENTIONS = 32
 MAX_NAME_CHARS = 80
@@ -238,9 +235,9 @@ def _chinese_spans(text: str) -> Iterator[_Span]:
     for run in _HAN_RUN.finditer(text):
         position = run.start()
         tokens: list[tuple[int, str, str]] = []
-        for pair in jieba.posseg.cut(run.group(), HMM=True):
-            tokens.append((position, pair.word, pair.flag))
-            position += len(pair.word)
+        for word, tag in tagged_words(run.group()):
+            tokens.append((position, word, tag))
+            position += len(word)
         yield from _chinese_phrases(tokens, bool(_AFTER_WORD.search(text, 0, run.start())))
 
 
