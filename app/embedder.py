@@ -93,22 +93,28 @@ class SentenceTransformerEmbedder:
         return rows
 
     async def encode(self, texts: list[str]) -> list[list[float]]:
-        if not texts:
-            return []
-        metrics.ENCODE_BATCH_SIZE.observe(len(texts))
-        submitted = time.perf_counter()
+        """Vectors of texts; those encoded lately come from the cache (agents store the same
+        fact again, a correction repeats most of a memory, a query is often what was stored)."""
+        found = {text: vector for text in texts if (vector := self._cached(text)) is not None}
+        missing = list(dict.fromkeys(text for text in texts if text not in found))
+        if missing:
+            metrics.ENCODE_BATCH_SIZE.observe(len(missing))
+            submitted = time.perf_counter()
 
-        def encode_when_its_turn_comes() -> list[list[float]]:
-            metrics.ENCODE_QUEUE_SECONDS.observe(time.perf_counter() - submitted)
-            return self.encode_now(texts)
+            def encode_when_its_turn_comes() -> list[list[float]]:
+                metrics.ENCODE_QUEUE_SECONDS.observe(time.perf_counter() - submitted)
+                return self.encode_now(missing)
 
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._executor, encode_when_its_turn_comes)
+            loop = asyncio.get_running_loop()
+            vectors = await loop.run_in_executor(self._executor, encode_when_its_turn_comes)
+            for text, vector in zip(missing, vectors, strict=True):
+                self._remember(text, vector)
+                found[text] = vector
+        return [found[text] for text in texts]
 
     async def encode_query(self, text: str) -> list[float]:
-        cached = self._cache.get(text)
+        cached = self._cached(text)
         if cached is not None:
-            self._cache.move_to_end(text)
             return cached
         future: asyncio.Future[list[float]] = asyncio.get_running_loop().create_future()
         self._pending.append((text, future))
@@ -130,13 +136,17 @@ class SentenceTransformerEmbedder:
                         if not future.done():
                             future.set_exception(error)
                     continue
-                for text, vector in vectors.items():
-                    self._remember(text, vector)
                 for text, future in batch:
                     if not future.done():
                         future.set_result(vectors[text])
         finally:
             self._draining = False
+
+    def _cached(self, text: str) -> list[float] | None:
+        vector = self._cache.get(text)
+        if vector is not None:
+            self._cache.move_to_end(text)
+        return vector
 
     def _remember(self, text: str, vector: list[float]) -> None:
         self._cache[text] = vector

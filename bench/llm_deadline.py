@@ -1,7 +1,7 @@
 """How long a sync session summary takes to fail against an LLM that hangs or errs, against its
 bound LLM_TIMEOUT_S + 1 s (the deadline covers the whole request, retries included).
 
-The service runs as its own process (uvicorn, as deployed) with its LLM pointed at the tests'
+The service runs as its own process (`serve`, as deployed) with its LLM pointed at the tests'
 stand-in OpenAI-compatible server on loopback (tests/support/fake_llm.py), set to hang, to
 answer HTTP 500, to refuse structured outputs, or to answer at once. Figures are printed, not
 asserted. About 2 minutes.
@@ -28,7 +28,7 @@ from common import (
 )
 
 sys.path.insert(0, str(ROOT))  # the tests' stand-in LLM and session
-from tests.support.fake_llm import HANG, FakeLlm
+from tests.support.fake_llm import FakeLlm
 from tests.support.summaries import FULL, SESSION
 
 CONFIGS = [(3.0, 2), (10.0, 2)]  # (LLM_TIMEOUT_S, LLM_MAX_RETRIES)
@@ -84,7 +84,7 @@ def main() -> None:
                 ):
                     bound = timeout_s + SLACK_S
                     cases: list[tuple[str, dict[str, object]]] = [
-                        *(("hanging", {"delay_s": HANG}) for _ in range(HANGING_RUNS)),
+                        *(("hanging", {}) for _ in range(HANGING_RUNS)),
                         ("HTTP 500", {"status": 500}),
                         ("json_schema refused", {"refused": {"json_schema"}, "reply": FULL}),
                         ("correct", {"reply": FULL}),
@@ -96,6 +96,8 @@ def main() -> None:
                         fake.clear()
                         for attribute, value in setup.items():
                             setattr(fake, attribute, value)
+                        if name == "hanging":
+                            fake.hold()  # answers only when cleared, after the summary gave up
                         headers = _user(http)
                         log(f"LLM_TIMEOUT_S={timeout_s:g} retries={retries}: {name}")
                         status, seconds, detail = _summary(http, headers)

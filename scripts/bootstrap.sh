@@ -44,3 +44,4 @@ if ! command -v chromium >/dev/null; then
   fi
 fi
 neo4j/server.sh assemble
+neo4j/server.sh train

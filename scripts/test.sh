@@ -31,8 +31,8 @@ cleanup
 NEO4J_HEAP=${NEO4J_HEAP:-1g} neo4j/server.sh start "$dir" "$bolt" "$http" &
 starting=$!
 
-.venv/bin/ruff check app tests bench
-.venv/bin/ruff format --check app tests bench
+.venv/bin/ruff check app tests bench scripts
+.venv/bin/ruff format --check app tests bench scripts
 .venv/bin/mypy app
 wait "$starting"
 starting=
