@@ -16,8 +16,6 @@ from pydantic import ValidationError
 from tqdm import tqdm
 
 from app.config import Settings
-from app.registry import Registry
-from app.services import reembed
 
 DEFAULT_URL = "http://127.0.0.1:8000"
 GRACEFUL_TIMEOUT_S = 10  # for the requests in flight when asked to stop
@@ -35,6 +33,10 @@ def _settings() -> Settings:
 
 
 async def _reembed() -> int:
+    # Imported by the commands that need them: the others only call a running service.
+    from app.registry import Registry
+    from app.services import reembed
+
     registry = Registry.build(_settings())
     try:
         with tqdm(unit="memory", desc="re-embedding") as bar:
@@ -50,7 +52,7 @@ async def _reembed() -> int:
 
 async def _serve(host: str, port: int) -> None:
     """The service until SIGINT or SIGTERM, then a graceful stop."""
-    from app import create_app
+    from app.composition import create_app
     from app.server import LifespanFailed, serve
 
     settings = _settings()
