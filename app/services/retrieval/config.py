@@ -70,6 +70,10 @@ class GraphConfig:
     hub_limit: int = 20  # entities more memories than this mention are not walked through
     max_paths: int = 200
     residual: bool = True  # judge what the walk reaches by the query without the seed names
+    # The share of that judgement made by the whole query: the residual alone loses what the
+    # names said of the question's subject (a reached memory that merely shares the chain's
+    # last entity then ties the answer); the whole query alone favours memories that name it.
+    whole_query_share: float = 0.4
 
 
 @dataclass(frozen=True)

@@ -3,13 +3,14 @@
 A path starts at a seed entity (one the query names, or one a top first-stage candidate
 mentions, which then counts as the path's first memory) and runs through memories and entities.
 A path is worth how much of the question its memories cover together (the sum of their
-similarities to the query without the seed names), relative to the best path, decayed per
-memory on it and scaled to the best first-stage relevance; each memory gets the worth of the
-best path it lies on. So the memories of a chain that answers (Maria -> billing team ->
-invoice-api -> lodash 4.17.15 -> CVE) rise together, a memory that merely shares an entity and
-covers nothing of the question stays low, and nothing the graph brings in outranks the first
-stage's best. A memory that denies a link ("geo-ip 库与 RISK-312 无关") answers no chain question:
-a path that ends at it counts for nothing, though a path may run through it to a memory beyond.
+similarities to the query without the seed names, mixed with a share of their similarities to
+the whole query: see judged), relative to the best path, decayed per memory on it and scaled
+to the best first-stage relevance; each memory gets the worth of the best path it lies on. So
+the memories of a chain that answers (Maria -> billing team -> invoice-api -> lodash 4.17.15 ->
+CVE) rise together, a memory that merely shares an entity and covers nothing of the question
+stays low, and nothing the graph brings in outranks the first stage's best. A memory that
+denies a link ("geo-ip 库与 RISK-312 无关") answers no chain question: a path that ends at it
+counts for nothing, though a path may run through it to a memory beyond.
 """
 
 from __future__ import annotations
@@ -50,6 +51,13 @@ def residual(query: str, names: Iterable[str]) -> str:
     return " ".join(query.split()) if any(char.isalnum() for char in query) else ""
 
 
+def judged(residual_cosine: float, query_cosine: float, config: GraphConfig) -> float:
+    """A reached memory's similarity to the question as the walk judges it (-1..1): its cosine
+    to the residual query, mixed with its cosine to the whole query by `whole_query_share`."""
+    share = config.whole_query_share
+    return (1.0 - share) * residual_cosine + share * query_cosine
+
+
 def coverage(path: GraphPath, similarity: Mapping[str, float]) -> float:
     """How much of the question a path's memories cover together."""
     return sum(max(0.0, similarity.get(memory_id, 0.0)) for memory_id in path.memories)
@@ -65,7 +73,7 @@ def score(
 ) -> dict[str, GraphHit]:
     """Each memory on a path with the worth of the best path it lies on.
 
-    `similarity` is each memory's cosine similarity to the query's residual (-1..1);
+    `similarity` is each memory's similarity to the question as judged (see judged, -1..1);
     `seed_strength` a first-stage candidate's relevance relative to the best (0..1), for paths
     seeded by its entities; `best_relevance` the best first-stage relevance (the scale);
     `deniers` the memories that deny a link (a path that ends at one of them counts for nothing).

@@ -145,7 +145,10 @@ class Walk:
         best = max(relevance.values(), default=0.0)
         memories = [row for row in found["memories"] if whole(row["memory"])]
         similarity = {
-            row["memory"]["memory_id"]: ranking.cosine(row["residual"]) for row in memories
+            row["memory"]["memory_id"]: graph_stage.judged(
+                ranking.cosine(row["residual"]), ranking.cosine(row["similarity"]), self.config
+            )
+            for row in memories
         }
         paths = [
             graph_stage.GraphPath(
