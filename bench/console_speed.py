@@ -65,7 +65,7 @@ def _store(http: httpx.Client, headers: dict[str, str], items: list[dict[str, An
             "/v1/memories/batch", json={"memories": items[start : start + BATCH]}, headers=headers
         )
         response.raise_for_status()
-        stored += [memory["memory_id"] for memory in response.json()["memories"]]
+        stored += [memory["memory_id"] for memory in response.json()]  # the stored, in order
         if start % 2000 == 0:
             common.log(f"stored {start + BATCH} of {len(items)}")
     return stored

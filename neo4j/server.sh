@@ -152,11 +152,16 @@ ports = []
 for _ in range(2):
     s = socket.socket(); s.bind(("127.0.0.1", 0)); ports.append(s)
 print(*(s.getsockname()[1] for s in ports))')
-  NEO4J_AOT_RECORD="$cache.$$.tmp" start "$dir" "$bolt" "$http" >/dev/null
-  "$root/.venv/bin/python" "$root/scripts/neo4j_training.py" "bolt://127.0.0.1:$bolt"
-  stop "$dir"
-  rm -rf "$dir"
-  if [ -f "$cache.$$.tmp" ]; then mv "$cache.$$.tmp" "$cache"; fi
+  # A failed recording costs only the cache: servers then start without one.
+  if NEO4J_AOT_RECORD="$cache.$$.tmp" start "$dir" "$bolt" "$http" >/dev/null &&
+    "$root/.venv/bin/python" "$root/scripts/neo4j_training.py" "bolt://127.0.0.1:$bolt"; then
+    stop "$dir"
+    if [ -f "$cache.$$.tmp" ]; then mv "$cache.$$.tmp" "$cache"; fi
+  else
+    echo "the ahead-of-time cache could not be recorded: Neo4j starts without it" >&2
+    stop "$dir"
+  fi
+  rm -rf "$dir" "$cache.$$.tmp"
 }
 
 case "${1:-}" in
