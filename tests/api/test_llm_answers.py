@@ -22,54 +22,38 @@ from quart.testing.app import TestApp
 from quart.typing import TestClientProtocol
 
 from app import create_app
-from app.config import Settings
 from app.embedder import SentenceTransformerEmbedder
 from app.errors import LLM_RETRY_AFTER_S
-from tests.conftest import PATIENT_S, STARTUP_TIMEOUT_S, User, create_user, make_settings
+from tests.conftest import STARTUP_TIMEOUT_S, User, create_user, make_settings
 from tests.support.entities import candidates, entity_counts, mentions
 from tests.support.fake_llm import GARBAGE, FakeLlm
 from tests.support.http import error_detail
 from tests.support.memories import contents, list_all, store
 from tests.support.summaries import BULLETS, FULL, finished, session, summarize
 
-TIMEOUT_S = 1.0
+# Long enough that no other test races it on a busy machine (an error retried after its 0.5 s
+# pause, a slow answer), short enough that the hanging LLM costs little.
+TIMEOUT_S = 5.0
 DEADLINE = f"the LLM did not answer within the {TIMEOUT_S:g} s deadline (LLM_TIMEOUT_S; "
 NONE_USABLE = "none of the 2 items of the LLM's answer was usable"
 Ids = dict[str, str]
-
-
-def _answers_settings(fake_llm: FakeLlm, instance_id: str, timeout_s: float) -> Settings:
-    return make_settings(
-        llm_api_key="test",
-        llm_base_url=fake_llm.base_url,
-        llm_timeout_s=timeout_s,
-        llm_max_retries=1,
-        task_worker_enabled=True,
-        task_poll_s=0.2,
-        instance_id=instance_id,
-    )
-
-
-@pytest_asyncio.fixture(loop_scope="session", scope="module")
-async def answers_app(
-    fake_llm: FakeLlm, embedder: SentenceTransformerEmbedder
-) -> AsyncIterator[Quart]:
-    """An app whose LLM request has one retry and a deadline no busy machine reaches, and whose
-    worker looks for tasks often."""
-    settings = _answers_settings(fake_llm, "llm-answers", PATIENT_S)
-    service = create_app(settings, embedder=embedder)
-    async with TestApp(service, startup_timeout=STARTUP_TIMEOUT_S):
-        yield service
 
 
 @pytest_asyncio.fixture(loop_scope="session", scope="module")
 async def deadline_app(
     fake_llm: FakeLlm, embedder: SentenceTransformerEmbedder
 ) -> AsyncIterator[Quart]:
-    """The same with a 1 s deadline, for the LLM that hangs until the deadline has passed (the
-    other tests would race it on a busy machine: an error retried after its pause, or a slow
-    answer, may take longer than a second)."""
-    settings = _answers_settings(fake_llm, "llm-deadline", TIMEOUT_S)
+    """An app whose LLM request has a TIMEOUT_S deadline with one retry in it, and whose worker
+    looks for tasks often."""
+    settings = make_settings(
+        llm_api_key="test",
+        llm_base_url=fake_llm.base_url,
+        llm_timeout_s=TIMEOUT_S,
+        llm_max_retries=1,
+        task_worker_enabled=True,
+        task_poll_s=0.2,
+        instance_id="llm-answers",
+    )
     service = create_app(settings, embedder=embedder)
     async with TestApp(service, startup_timeout=STARTUP_TIMEOUT_S):
         yield service
@@ -341,26 +325,26 @@ async def _failed(
 
 
 async def test_a_correct_answer_is_used_whole(
-    answers_app: Quart, llm: FakeLlm, feature: Feature
+    deadline_app: Quart, llm: FakeLlm, feature: Feature
 ) -> None:
-    client, user, ids = await _seeded(answers_app, feature)
+    client, user, ids = await _seeded(deadline_app, feature)
     llm.reply = feature.correct(ids)
     await _used(feature, client, user, ids, llm.reply)
     assert len(llm.requests) == 1
 
 
 async def test_a_fenced_answer_with_prose_around_is_used_like_a_correct_one(
-    answers_app: Quart, llm: FakeLlm, feature: Feature
+    deadline_app: Quart, llm: FakeLlm, feature: Feature
 ) -> None:
-    client, user, ids = await _seeded(answers_app, feature)
+    client, user, ids = await _seeded(deadline_app, feature)
     llm.reply, llm.fenced = feature.correct(ids), True
     await _used(feature, client, user, ids, llm.reply)
 
 
 async def test_a_server_refusing_structured_outputs_is_asked_for_a_json_object(
-    answers_app: Quart, llm: FakeLlm, feature: Feature
+    deadline_app: Quart, llm: FakeLlm, feature: Feature
 ) -> None:
-    client, user, ids = await _seeded(answers_app, feature)
+    client, user, ids = await _seeded(deadline_app, feature)
     llm.reply, llm.refused = feature.correct(ids), {"json_schema"}
     await _used(feature, client, user, ids, llm.reply)
     # Refused once per prompt at most (the client remembers), then asked for a JSON object.
@@ -369,9 +353,9 @@ async def test_a_server_refusing_structured_outputs_is_asked_for_a_json_object(
 
 
 async def test_garbage_is_a_failure_that_keeps_and_spends_nothing(
-    answers_app: Quart, llm: FakeLlm, feature: Feature
+    deadline_app: Quart, llm: FakeLlm, feature: Feature
 ) -> None:
-    client, user, ids = await _seeded(answers_app, feature)
+    client, user, ids = await _seeded(deadline_app, feature)
     llm.reply = GARBAGE
     outcome = await _failed(feature, client, user, ids, llm)
     assert outcome.detail == "the LLM did not answer with a JSON object"
@@ -380,9 +364,9 @@ async def test_garbage_is_a_failure_that_keeps_and_spends_nothing(
 
 
 async def test_an_llm_error_is_retried_once_then_a_failure_saying_so(
-    answers_app: Quart, llm: FakeLlm, feature: Feature
+    deadline_app: Quart, llm: FakeLlm, feature: Feature
 ) -> None:
-    client, user, ids = await _seeded(answers_app, feature)
+    client, user, ids = await _seeded(deadline_app, feature)
     llm.status = 500
     outcome = await _failed(feature, client, user, ids, llm)
     assert outcome.detail == "the LLM did not answer (2 attempts: HTTP 500, HTTP 500)"
@@ -402,9 +386,9 @@ async def test_a_hanging_llm_is_a_failure_at_the_deadline_which_it_names(
 
 
 async def test_items_missing_a_required_field_are_a_failure_that_spends_nothing(
-    answers_app: Quart, llm: FakeLlm, feature: Feature
+    deadline_app: Quart, llm: FakeLlm, feature: Feature
 ) -> None:
-    client, user, ids = await _seeded(answers_app, feature)
+    client, user, ids = await _seeded(deadline_app, feature)
     llm.reply = feature.missing(ids)
     outcome = await _failed(feature, client, user, ids, llm)
     assert outcome.detail == feature.missing_detail
@@ -413,9 +397,9 @@ async def test_items_missing_a_required_field_are_a_failure_that_spends_nothing(
 
 @pytest.mark.parametrize("partial", WITH_ITEMS, ids=lambda feature: feature.id)
 async def test_a_partly_usable_answer_keeps_the_usable_items_and_counts_the_dropped(
-    answers_app: Quart, llm: FakeLlm, partial: Feature
+    deadline_app: Quart, llm: FakeLlm, partial: Feature
 ) -> None:
-    client, user, ids = await _seeded(answers_app, partial)
+    client, user, ids = await _seeded(deadline_app, partial)
     llm.reply = partial.partly(ids)
     outcome = await partial.call(client, user)
     assert outcome.answer is not None, outcome.detail
@@ -425,11 +409,11 @@ async def test_a_partly_usable_answer_keeps_the_usable_items_and_counts_the_drop
 
 @pytest.mark.parametrize("sync", [True, False], ids=["sync", "task"])
 async def test_the_lightweight_limit_counts_the_summaries_made_identical_ones_included(
-    answers_app: Quart, llm: FakeLlm, sync: bool
+    deadline_app: Quart, llm: FakeLlm, sync: bool
 ) -> None:
     """A failed request does not count; three that made a summary do, even when the LLM words
     it the same way each time (one memory); the fourth is 409 and never reaches the LLM."""
-    client = answers_app.test_client()
+    client = deadline_app.test_client()
     user = await create_user(client, "llm-quota")
     await session(client, user)
     summary = Summary("lightweight", sync)
@@ -448,9 +432,9 @@ async def test_the_lightweight_limit_counts_the_summaries_made_identical_ones_in
 
 
 async def test_a_full_summarys_labels_never_become_entities(
-    answers_app: Quart, llm: FakeLlm, neo4j_driver: AsyncDriver
+    deadline_app: Quart, llm: FakeLlm, neo4j_driver: AsyncDriver
 ) -> None:
-    client = answers_app.test_client()
+    client = deadline_app.test_client()
     user = await create_user(client, "llm-labels")
     await session(client, user)
     llm.reply = FULL

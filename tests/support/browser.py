@@ -29,6 +29,7 @@ FLAGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
+ACTION_GUARD_MS = 120_000
 # Schemes that name no host: inline data and the page's own objects.
 HOSTLESS_SCHEMES = {"data", "blob", "about"}
 
@@ -99,6 +100,9 @@ async def chromium(profile_dir: Path) -> AsyncIterator[Browser]:
             args=FLAGS,
             viewport={"width": 1280, "height": 900},
         )
+        # A guard for each action and page load: Playwright's 30 s is not enough for a page
+        # of a machine whose cores are taken (the suite beside two CPU burners).
+        context.set_default_timeout(ACTION_GUARD_MS)
         requests = RequestLog()
         context.on("request", requests.record)
         try:

@@ -27,7 +27,7 @@ BULLETS = {
         "The redeploy passed its health checks",
     ]
 }
-TASK_WAIT_S = 60.0  # a guard: how long a test waits for a task at most
+TASK_WAIT_S = 180.0  # a guard: how long a test waits for a task at most
 
 
 async def session(client: TestClientProtocol, user: User, session_id: str = "deploy") -> list[str]:
