@@ -13,7 +13,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from playwright.async_api import BrowserContext, ConsoleMessage, Page, Request, async_playwright
+from playwright.async_api import (
+    BrowserContext,
+    ConsoleMessage,
+    Page,
+    Request,
+    async_playwright,
+    expect,
+)
 
 # Installed by scripts/bootstrap.sh (apt, as root); CHROMIUM names another build of it.
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
@@ -30,6 +37,7 @@ FLAGS = [
     "--disable-sync",
 ]
 ACTION_GUARD_MS = 120_000
+expect.set_options(timeout=ACTION_GUARD_MS)  # its assertions' guard (5 s by default) too
 # Schemes that name no host: inline data and the page's own objects.
 HOSTLESS_SCHEMES = {"data", "blob", "about"}
 
