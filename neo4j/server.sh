@@ -147,11 +147,8 @@ train() {
   echo "recording Neo4j's ahead-of-time cache into $cache ..." >&2
   mkdir -p "$(dirname "$cache")"
   dir=$(mktemp -d)
-  read -r bolt http < <("$root/.venv/bin/python" -c 'import socket
-ports = []
-for _ in range(2):
-    s = socket.socket(); s.bind(("127.0.0.1", 0)); ports.append(s)
-print(*(s.getsockname()[1] for s in ports))')
+  read -r bolt http < <(cd "$root" && .venv/bin/python -c \
+    'from tests.support.machine import free_port; print(free_port(), free_port())')
   # A failed recording costs only the cache: servers then start without one.
   if NEO4J_AOT_RECORD="$cache.$$.tmp" start "$dir" "$bolt" "$http" >/dev/null &&
     "$root/.venv/bin/python" "$root/scripts/neo4j_training.py" "bolt://127.0.0.1:$bolt"; then
