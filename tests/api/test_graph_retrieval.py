@@ -25,7 +25,7 @@ from tests.support.entities import (
 )
 from tests.support.fake_llm import FakeLlm
 from tests.support.http import request_ok
-from tests.support.memories import ids, stored_ids
+from tests.support.memories import explained, ids, stored_ids
 from tests.support.neo4j_direct import query
 from tests.support.query_plans import planned_again, plans_used
 
@@ -57,20 +57,6 @@ LEDGER = "ledger-sync runs in the eu-west region."
 REGION_QUESTION = "In which region does the service Maria's team owns run?"
 
 
-async def _explained(
-    client: TestClientProtocol, headers: Headers, mode: str, query: str, **fields: Any
-) -> dict[str, Any]:
-    """POST /v1/memories/{mode} with explain "verbose": {"results", "explain"}."""
-    body: dict[str, Any] = await request_ok(
-        client,
-        "POST",
-        f"/v1/memories/{mode}",
-        headers,
-        json={"query": query, "explain": "verbose", **fields},
-    )
-    return body
-
-
 def _rows(body: dict[str, Any]) -> dict[str, dict[str, Any]]:
     """The explain ranking rows by memory id."""
     return {row["memory_id"]: row for row in body["explain"]["ranking"]}
@@ -89,7 +75,7 @@ async def test_the_graph_brings_in_a_chain_that_shares_no_words_with_the_questio
     await stored_ids(client, user.headers, UNRELATED)
     cve = chain[3]
 
-    with_graph = await _explained(client, user.headers, mode, QUESTION, top_k=5)
+    with_graph = await explained(client, user.headers, mode, QUESTION, top_k=5)
     found = ids(with_graph["results"])
     assert cve in found
     assert chain[0] in found
@@ -100,7 +86,7 @@ async def test_the_graph_brings_in_a_chain_that_shares_no_words_with_the_questio
         client, "POST", f"/v1/memories/{mode}", user.headers, json={"query": QUESTION, "top_k": 5}
     )
     assert set(ids(default)) == set(found)
-    without = await _explained(client, user.headers, mode, QUESTION, top_k=5, graph=False)
+    without = await explained(client, user.headers, mode, QUESTION, top_k=5, graph=False)
     # Without the chain, top_k is filled: something unrelated rides along.
     assert not set(ids(without["results"])) <= set(chain)
     assert without["explain"]["graph"] is None
@@ -112,7 +98,7 @@ async def test_verbose_explain_shows_the_path_that_reached_a_memory(
 ) -> None:
     chain = await stored_ids(client, user.headers, CHAIN)
     unrelated = await stored_ids(client, user.headers, UNRELATED)
-    body = await _explained(client, user.headers, "retrieve", QUESTION, top_k=5)
+    body = await explained(client, user.headers, "retrieve", QUESTION, top_k=5)
     explain = body["explain"]
     assert explain["graph"]["seed_entities"] == ["maria"]
     assert explain["graph"]["reached"] >= len(CHAIN)
@@ -144,7 +130,7 @@ async def test_a_question_that_names_an_entity_walks_from_it_alone(
     # first stage, and a neighbour of a merely similar memory does not come in.
     await stored_ids(client, user.headers, CHAIN)
     await stored_ids(client, user.headers, UNRELATED)
-    body = await _explained(client, user.headers, "retrieve", QUESTION, top_k=5)
+    body = await explained(client, user.headers, "retrieve", QUESTION, top_k=5)
     assert body["explain"]["graph"]["seed_entities"] == ["maria"]
     paths = [row["graph_path"] for row in body["explain"]["ranking"] if "graph_path" in row]
     assert paths
@@ -160,7 +146,7 @@ async def test_a_top_candidates_entities_seed_the_walk_when_the_question_names_n
     # The best first-stage memory's entities seed the walk.
     chain = await stored_ids(client, user.headers, CHAIN)
     await stored_ids(client, user.headers, UNRELATED)
-    body = await _explained(client, user.headers, "retrieve", question)
+    body = await explained(client, user.headers, "retrieve", question)
     assert body["explain"]["graph"]["seed_entities"] == named
     best = body["results"][0]["memory_id"]
     reached = [row for row in body["explain"]["ranking"] if "graph_path" in row]
@@ -199,7 +185,7 @@ async def test_a_best_candidate_with_nowhere_to_go_seeds_no_walk(
         )
 
     before = walks()
-    nowhere = await _explained(client, user.headers, "retrieve", question)
+    nowhere = await explained(client, user.headers, "retrieve", question)
     assert nowhere["results"][0]["content"] in memories
     assert walks() == before
     assert nowhere["explain"]["graph"] == {
@@ -208,7 +194,7 @@ async def test_a_best_candidate_with_nowhere_to_go_seeds_no_walk(
         "chain": False,
         "timed_out": False,
     }
-    chain = await _explained(client, user.headers, "retrieve", UNNAMED_QUESTION)
+    chain = await explained(client, user.headers, "retrieve", UNNAMED_QUESTION)
     assert walks() == before + 1
     assert chain["explain"]["graph"]["reached"] > 0
 
@@ -223,7 +209,7 @@ async def test_the_walk_keeps_its_plan_when_the_data_grows(
     await stored_ids(client, user.headers, UNRELATED)
     crowd = f"stats-growth-{user.user_id}"
     async with plans_used(neo4j_driver) as used:
-        before = await _explained(client, user.headers, "retrieve", QUESTION)
+        before = await explained(client, user.headers, "retrieve", QUESTION)
         [nodes] = await query(neo4j_driver, "MATCH (n) RETURN count(n) AS n")
         # Neo4j plans again what the data has outgrown by a factor of 4 (a divergence of 0.75).
         await _in_batches(
@@ -236,7 +222,7 @@ async def test_the_walk_keeps_its_plan_when_the_data_grows(
         )
         try:
             await asyncio.sleep(REPLAN_INTERVAL_S)  # Neo4j's, not a limit of the service
-            after = await _explained(client, user.headers, "retrieve", QUESTION)
+            after = await explained(client, user.headers, "retrieve", QUESTION)
         finally:
             await _in_batches(
                 neo4j_driver,
@@ -265,7 +251,7 @@ async def test_a_link_the_text_negates_does_not_carry_the_chain(
         owner = await create_user(client, "negation")
         chain = await stored_ids(client, owner.headers, [*CHAIN, ivan])
         await stored_ids(client, owner.headers, UNRELATED)
-        body = await _explained(client, owner.headers, "retrieve", IVAN_QUESTION, top_k=5)
+        body = await explained(client, owner.headers, "retrieve", IVAN_QUESTION, top_k=5)
         assert body["explain"]["graph"]["seed_entities"] == ["ivan"]
         assert body["results"][0]["memory_id"] == chain[4]
         results[ivan] = [
@@ -286,7 +272,7 @@ async def test_a_memory_that_denies_a_link_is_not_brought_in_as_an_answer(
     chain = await stored_ids(client, user.headers, [*CHAIN[:2], INVOICE_MOVED, CHAIN[3]])
     [apart] = await stored_ids(client, user.headers, [LODASH_APART])
     await stored_ids(client, user.headers, UNRELATED)
-    body = await _explained(client, user.headers, "retrieve", QUESTION, top_k=5)
+    body = await explained(client, user.headers, "retrieve", QUESTION, top_k=5)
     rows = _rows(body)
     # The walk reaches the denial through lodash 4.17.15 but gives it nothing; the memory that
     # denies moment-js still leads on to the CVE and rises with the chain.
@@ -302,9 +288,7 @@ async def test_what_the_questions_subject_is_said_to_have_nothing_to_do_with_ran
     chain = await stored_ids(client, user.headers, CHAIN[:2])
     apart, ledger = await stored_ids(client, user.headers, [MARIA_APART, LEDGER])
     await stored_ids(client, user.headers, UNRELATED)
-    body = await _explained(
-        client, user.headers, "retrieve", REGION_QUESTION, top_k=20, min_score=0
-    )
+    body = await explained(client, user.headers, "retrieve", REGION_QUESTION, top_k=20, min_score=0)
     denial = {row["memory_id"]: row["denial"] for row in body["explain"]["ranking"]}
     # ledger-sync's memory shares "region" and "runs" with the question, but Maria is said to
     # have nothing to do with ledger-sync; the memory that says so is not denied itself.
@@ -313,9 +297,7 @@ async def test_what_the_questions_subject_is_said_to_have_nothing_to_do_with_ran
 
     # A question that names ledger-sync itself asks about it.
     named_question = "Where does Maria's ledger-sync run?"
-    named = await _explained(
-        client, user.headers, "retrieve", named_question, top_k=20, min_score=0
-    )
+    named = await explained(client, user.headers, "retrieve", named_question, top_k=20, min_score=0)
     assert all(row["denial"] == 1.0 for row in named["explain"]["ranking"])
 
 
@@ -333,7 +315,7 @@ async def test_a_denial_reaches_the_subject_an_alias_names_either_side_of_it(
         ],
     )
     await stored_ids(client, user.headers, UNRELATED)
-    body = await _explained(
+    body = await explained(
         client, user.headers, "retrieve", "When is PG backed up?", top_k=20, min_score=0
     )
     denial = {row["memory_id"]: row["denial"] for row in body["explain"]["ranking"]}
@@ -357,8 +339,8 @@ async def test_a_branch_that_deletes_the_denial_no_longer_denies(
         return float(rows[ledger]["denial"])
 
     fields = {"top_k": 20, "min_score": 0}
-    on_main = await _explained(client, user.headers, "retrieve", REGION_QUESTION, **fields)
-    on_branch = await _explained(
+    on_main = await explained(client, user.headers, "retrieve", REGION_QUESTION, **fields)
+    on_branch = await explained(
         client, user.headers, "retrieve", REGION_QUESTION, branch="without-denial", **fields
     )
     assert denial_of_ledger(on_main) < 1.0
@@ -370,12 +352,12 @@ async def test_a_deleted_memory_no_longer_brings_its_neighbours_in(
 ) -> None:
     chain = await stored_ids(client, user.headers, CHAIN)
     await stored_ids(client, user.headers, UNRELATED)
-    before = await _explained(client, user.headers, "retrieve", QUESTION, top_k=5)
+    before = await explained(client, user.headers, "retrieve", QUESTION, top_k=5)
     assert chain[3] in ids(before["results"])
 
     await request_ok(client, "DELETE", f"/v1/memories/{chain[1]}", user.headers)
     for mode in ("retrieve", "search"):
-        after = await _explained(client, user.headers, mode, QUESTION, top_k=5)
+        after = await explained(client, user.headers, mode, QUESTION, top_k=5)
         assert chain[1] not in set(ids(after["results"])), mode
         rows = _rows(after)
         # What only the deleted memory led to is no longer reached (top_k may still be
@@ -390,7 +372,7 @@ async def test_a_chinese_chain_is_reached_through_its_entities(
 ) -> None:
     chain = await stored_ids(client, user.headers, CHAIN_ZH)
     unrelated = await stored_ids(client, user.headers, UNRELATED_ZH)
-    body = await _explained(client, user.headers, "retrieve", QUESTION_ZH, top_k=5)
+    body = await explained(client, user.headers, "retrieve", QUESTION_ZH, top_k=5)
     assert "王芳" in body["explain"]["graph"]["seed_entities"]
     assert body["explain"]["graph"]["reached"] >= len(CHAIN_ZH)
     rows = _rows(body)
@@ -403,7 +385,7 @@ async def test_a_chinese_chain_is_reached_through_its_entities(
     assert _path_memories(path, set(chain) | set(unrelated)) == chain
     assert chain[3] in ids(body["results"])
 
-    without = await _explained(client, user.headers, "retrieve", QUESTION_ZH, top_k=5, graph=False)
+    without = await explained(client, user.headers, "retrieve", QUESTION_ZH, top_k=5, graph=False)
     assert all("graph_path" not in row for row in without["explain"]["ranking"])
 
 
@@ -415,13 +397,13 @@ async def test_another_users_memories_are_never_reached(client: TestClientProtoc
     b_ids = await stored_ids(client, b.headers, [*CHAIN, *UNRELATED])
 
     for mode in ("retrieve", "search"):
-        body = await _explained(client, a.headers, mode, QUESTION, top_k=100, min_score=0)
+        body = await explained(client, a.headers, mode, QUESTION, top_k=100, min_score=0)
         assert set(ids(body["results"])) <= set(a_ids), mode
         assert all(item["user_id"] == a.user_id for item in body["results"])
         for row in body["explain"]["ranking"]:
             assert not set(row.get("graph_path", [])) & set(b_ids), mode
         # B still reaches its own chain.
-        own = await _explained(client, b.headers, mode, QUESTION, top_k=5)
+        own = await explained(client, b.headers, mode, QUESTION, top_k=5)
         assert b_ids[3] in ids(own["results"])
         assert set(ids(own["results"])) <= set(b_ids)
 
@@ -433,7 +415,7 @@ async def test_users_with_the_same_chain_each_reach_only_their_own(
     stored = {user.user_id: await stored_ids(client, user.headers, CHAIN) for user in users}
     for user, other in (users, users[::-1]):
         own, theirs = stored[user.user_id], set(stored[other.user_id])
-        body = await _explained(client, user.headers, "retrieve", QUESTION, top_k=5)
+        body = await explained(client, user.headers, "retrieve", QUESTION, top_k=5)
         assert own[3] in ids(body["results"])
         assert set(ids(body["results"])) <= set(own)
         for row in body["explain"]["ranking"]:
@@ -466,7 +448,7 @@ async def test_llm_extraction_keeps_a_negated_link_unfollowed(llm_app: Quart, ll
     }
     answer = await request_ok(client, "POST", "/v1/extract-entities", owner.headers, json={})
     assert answer["processed"] == len(CHAIN[2:]) + 1 + len(UNRELATED)
-    body = await _explained(client, owner.headers, "retrieve", IVAN_QUESTION, top_k=5)
+    body = await explained(client, owner.headers, "retrieve", IVAN_QUESTION, top_k=5)
     assert body["results"][0]["memory_id"] == ivan
     for row in body["explain"]["ranking"]:
         assert "invoice api" not in row.get("graph_path", []), row

@@ -19,8 +19,7 @@ from app.embedder import SentenceTransformerEmbedder
 from tests.conftest import STARTUP_TIMEOUT_S, User, create_user, make_settings
 from tests.support.branches import create_branch
 from tests.support.entities import CHAIN, QUESTION, UNKNOWN_QUESTION, UNNAMED_QUESTION, UNRELATED
-from tests.support.http import request_ok
-from tests.support.memories import store, store_batch, stored_ids
+from tests.support.memories import explained, store, store_batch, stored_ids
 from tests.support.neo4j_direct import query
 from tests.support.query_plans import Plan, hot, made_elsewhere, plans_used, statements
 
@@ -152,11 +151,6 @@ async def test_a_freshly_started_service_answers_its_first_retrieves_without_pla
     assert made_elsewhere(hot(used), freshly_started.planned) == []
 
 
-async def _explained(client: Any, headers: dict[str, str], question: str, **fields: Any) -> Any:
-    body = {"query": question, "explain": "verbose", **fields}
-    return await request_ok(client, "POST", "/v1/memories/retrieve", headers, json=body)
-
-
 async def test_a_freshly_started_service_follows_the_graph_from_its_first_retrieves(
     freshly_started: FreshStart, neo4j_driver: AsyncDriver
 ) -> None:
@@ -172,7 +166,7 @@ async def test_a_freshly_started_service_follows_the_graph_from_its_first_retrie
     async with plans_used(neo4j_driver) as used:
         for branch in ("main", "trial"):
             for question in (QUESTION, UNNAMED_QUESTION, UNKNOWN_QUESTION):
-                body = await _explained(client, user.headers, question, branch=branch)
+                body = await explained(client, user.headers, "retrieve", question, branch=branch)
                 graph = body["explain"]["graph"]
                 assert not graph["timed_out"] and graph["reached"] > 0, (branch, question)
     assert "retrieval/expand" in statements(used)

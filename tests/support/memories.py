@@ -6,7 +6,7 @@ from typing import Any
 
 from quart.typing import TestClientProtocol
 
-from tests.support.http import post_created
+from tests.support.http import post_created, request_ok
 
 Headers = dict[str, str]
 
@@ -112,6 +112,20 @@ async def ranked(
     results: list[dict[str, Any]] = await response.get_json()
     assert isinstance(results, list)
     return results
+
+
+async def explained(
+    client: TestClientProtocol, headers: Headers, mode: str, query: str, **fields: Any
+) -> dict[str, Any]:
+    """POST /v1/memories/{retrieve|search} with explain "verbose": {"results", "explain"}."""
+    body: dict[str, Any] = await request_ok(
+        client,
+        "POST",
+        f"/v1/memories/{mode}",
+        headers,
+        json={"query": query, "explain": "verbose", **fields},
+    )
+    return body
 
 
 async def fulltext(
