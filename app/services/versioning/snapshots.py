@@ -11,7 +11,7 @@ from typing import Any
 
 from app.errors import Conflict, NotFound
 from app.graph import Row, Tx
-from app.models.memories import is_metadata
+from app.models.memories import META_PREFIX
 from app.models.snapshots import (
     DeleteSnapshots,
     Detail,
@@ -31,7 +31,8 @@ from app.services.versioning.versions import Why
 
 MAX_USER_SNAPSHOTS = 20
 GC_BATCH = 5_000
-# What a diff compares: the memory as a user sees it (not seq bookkeeping or timestamps).
+# What a diff compares, besides metadata: the memory as a user sees it (not seq bookkeeping or
+# timestamps).
 COMPARED = (
     "content",
     "memory_type",
@@ -43,6 +44,7 @@ COMPARED = (
     "superseded_by",
     "observed_at",
 )
+CHANGES = ("added", "removed", "modified")
 
 
 async def take_safety(
@@ -154,61 +156,41 @@ async def delete_many(
     return SnapshotsDeleted(deleted=len(deleted), names=deleted)
 
 
-def _shown(props: Row | None) -> Row | None:
-    return props if props is not None and props.get("is_active") else None
-
-
-def compare(then: list[Row], now: list[Row]) -> tuple[list[Row], list[Row], list[tuple[Row, Row]]]:
-    """Added, removed and modified memories between two sides of a change set (pure)."""
-    before = {props["memory_id"]: props for props in then}
-    after = {props["memory_id"]: props for props in now}
-    added: list[Row] = []
-    removed: list[Row] = []
-    modified: list[tuple[Row, Row]] = []
-    for memory_id in sorted(before.keys() | after.keys()):
-        old, new = _shown(before.get(memory_id)), _shown(after.get(memory_id))
-        if new is not None and old is None:
-            added.append(new)
-        elif old is not None and new is None:
-            removed.append(old)
-        elif old is not None and new is not None and _differs(old, new):
-            modified.append((old, new))
-    return added, removed, modified
-
-
-def _differs(old: Row, new: Row) -> bool:
-    keys = set(COMPARED) | {key for key in (*old, *new) if is_metadata(key)}
-    return any(old.get(key) != new.get(key) for key in keys)
-
-
 async def diff(registry: Registry, caller: Caller, name: str, limit: int) -> Diff:
-    """What changed on the snapshot's branch since the snapshot, up to `limit` per list."""
+    """What changed on the snapshot's branch since the snapshot, up to `limit` per list (in
+    memory_id order), compared by Neo4j: the memory as a user sees it, not bookkeeping."""
     snapshot = await get(registry, caller.user_id, name)
-    row = (
-        await registry.graph.read(
-            "snapshots/changes_since",
-            user_id=caller.user_id,
-            branch=snapshot.branch,
-            seq=snapshot.seq,
-        )
-    )[0]
-    added, removed, modified = compare(row["then"], row["now"])
+    rows = await registry.graph.read(
+        "snapshots/changes_since",
+        user_id=caller.user_id,
+        branch=snapshot.branch,
+        seq=snapshot.seq,
+        compared=list(COMPARED),
+        meta_prefix=META_PREFIX,
+        limit=limit,
+    )
+    changes = {row["change"]: row for row in rows}
+    counts = {change: changes[change]["total"] if change in changes else 0 for change in CHANGES}
+
+    def shown(change: str) -> list[Row]:
+        return changes[change]["shown"] if change in changes else []
+
     scope = await scope_for(registry, caller, snapshot.branch)
     return Diff(
         snapshot=name,
         branch=snapshot.branch,
-        added=[to_snapshot_memory(props) for props in added[:limit]],
-        removed=[to_snapshot_memory(props) for props in removed[:limit]],
+        added=[to_snapshot_memory(pair["new"]) for pair in shown("added")],
+        removed=[to_snapshot_memory(pair["old"]) for pair in shown("removed")],
         modified=[
             Modified(
-                memory_id=old["memory_id"],
-                before=to_snapshot_memory(old),
-                after=to_snapshot_memory(new),
+                memory_id=pair["old"]["memory_id"],
+                before=to_snapshot_memory(pair["old"]),
+                after=to_snapshot_memory(pair["new"]),
             )
-            for old, new in modified[:limit]
+            for pair in shown("modified")
         ],
-        counts={"added": len(added), "removed": len(removed), "modified": len(modified)},
-        truncated=max(len(added), len(removed), len(modified)) > limit,
+        counts=counts,
+        truncated=max(counts.values()) > limit,
         current_count=await active_count(registry, scope),
     )
 
