@@ -10,7 +10,7 @@ import secrets
 from typing import Any
 
 from app.errors import Conflict, NotFound
-from app.graph import Row, Tx
+from app.graph import Tx
 from app.models.memories import META_PREFIX
 from app.models.snapshots import (
     DeleteSnapshots,
@@ -169,25 +169,22 @@ async def diff(registry: Registry, caller: Caller, name: str, limit: int) -> Dif
         meta_prefix=META_PREFIX,
         limit=limit,
     )
-    changes = {row["change"]: row for row in rows}
-    counts = {change: changes[change]["total"] if change in changes else 0 for change in CHANGES}
-
-    def shown(change: str) -> list[Row]:
-        return changes[change]["shown"] if change in changes else []
-
+    found = {row["change"]: row for row in rows}  # a kind of change not found has no row
+    counts = {change: found[change]["total"] if change in found else 0 for change in CHANGES}
+    added, removed, modified = (found[c]["shown"] if c in found else [] for c in CHANGES)
     scope = await scope_for(registry, caller, snapshot.branch)
     return Diff(
         snapshot=name,
         branch=snapshot.branch,
-        added=[to_snapshot_memory(pair["new"]) for pair in shown("added")],
-        removed=[to_snapshot_memory(pair["old"]) for pair in shown("removed")],
+        added=[to_snapshot_memory(pair["new"]) for pair in added],
+        removed=[to_snapshot_memory(pair["old"]) for pair in removed],
         modified=[
             Modified(
                 memory_id=pair["old"]["memory_id"],
                 before=to_snapshot_memory(pair["old"]),
                 after=to_snapshot_memory(pair["new"]),
             )
-            for pair in shown("modified")
+            for pair in modified
         ],
         counts=counts,
         truncated=max(counts.values()) > limit,
