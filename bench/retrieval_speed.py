@@ -52,7 +52,9 @@ OTHER_USERS = 99
 OTHER_MEMORIES = 90_000
 WRITE_BATCH = 100
 OTHER_BATCH = 2_000
-WARMUP = 30
+# Retrieves before measuring: a fresh Neo4j's JIT compiler is still compiling the first stage's
+# paths after a few dozen (as store_speed's commits); the floor's queries, simpler, warm sooner.
+WARMUP = 300
 C1_QUERIES = 300
 C8_QUERIES = 300
 EXPLAIN_QUERIES = 100

@@ -51,8 +51,8 @@ _CJK = (
     "\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff66-\uff9f\U00020000-\U0003134f"
 )
 CJK_RUN = re.compile(f"[{_CJK}]+")
-# A run of CJK characters, or a word of other word characters.
-WORD = re.compile(f"[{_CJK}]+|[^\\W{_CJK}]+")
+# A run of CJK characters (group 1), or a word of other word characters (group 2).
+WORD = re.compile(f"([{_CJK}]+)|([^\\W{_CJK}]+)")
 # Characters certainly kept by the analyzer (never a stop word, never dropped).
 _ALWAYS_INDEXED = re.compile("[\u3041-\u3096\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7a3]")
 # One token of the standard tokenizer in text without CJK (Unicode word boundaries): word
@@ -201,12 +201,13 @@ def words(text: str) -> list[str]:
     """The words of a text as the index's analyzer cuts them (stop words kept): case-folded
     words, and CJK runs as overlapping pairs of characters (a lone character as itself)."""
     found: list[str] = []
-    for match in WORD.finditer(_fold_width(text).casefold()):
-        word = match.group()
-        if len(word) > 2 and CJK_RUN.fullmatch(word):
-            found.extend(word[i : i + 2] for i in range(len(word) - 1))
+    # One pass of one pattern, its groups telling runs from words: ranking cuts the text of
+    # every candidate of every retrieve.
+    for run, word in WORD.findall(_fold_width(text).casefold()):
+        if len(run) > 2:
+            found.extend(run[i : i + 2] for i in range(len(run) - 1))
         else:
-            found.append(word)
+            found.append(run or word)
     return found
 
 
