@@ -18,6 +18,7 @@ import io
 import json
 import os
 import re
+import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from importlib.resources import files
@@ -49,6 +50,8 @@ _PUNCTUATION = re.compile(r"[\u3000-\u303f\uff01-\uff0f\uff1a-\uff20\uff3b-\uff4
 _LINE = re.compile(r"^(\S+) (\S+) \[([^\]]*)\] /(.*)/\s*$")
 _SENSE_BREAK = "\t"
 CEDICT_FILE = "cedict_1_0_ts_utf-8_mdbg.txt.gz"
+# A glossary kept for another dictionary or code goes once no process has read it this long.
+UNUSED_DAYS = 30
 
 
 def read_entries(compressed: bytes) -> Iterator[Entry]:
@@ -99,6 +102,17 @@ def _cache_file(dictionary: bytes) -> Path:
     return folder / "memory-service" / f"glossary-{digest}.json"
 
 
+def _forget_unused(kept: Path) -> None:
+    """Removes the glossaries kept for other dictionaries or code that no process has read for
+    UNUSED_DAYS (an upgrade leaves its predecessor's behind; one another checkout still reads
+    stays, or the two would build theirs at every start)."""
+    oldest = time.time() - UNUSED_DAYS * 86_400
+    for other in kept.parent.glob("glossary-*.json"):
+        with contextlib.suppress(OSError):
+            if other != kept and other.stat().st_mtime < oldest:
+                other.unlink()
+
+
 class Glossary:
     """Chinese words and characters with their English senses and pinyin readings."""
 
@@ -142,6 +156,8 @@ class Glossary:
         with contextlib.suppress(OSError, ValueError, TypeError):
             senses, readings = json.loads(cached.read_text(encoding="utf-8"))
             if isinstance(senses, dict) and isinstance(readings, dict):
+                with contextlib.suppress(OSError):  # a folder it may not write still serves
+                    os.utime(cached)  # in use: see _forget_unused
                 return cls(senses, readings)
         glossary = cls.of(read_entries(dictionary))
         with contextlib.suppress(OSError):
@@ -149,6 +165,7 @@ class Glossary:
             written = cached.with_name(f"{cached.name}.{os.getpid()}.tmp")
             written.write_text(json.dumps([glossary._senses, glossary._readings]), "utf-8")
             written.replace(cached)  # atomic: a process starting meanwhile reads all or nothing
+            _forget_unused(cached)
         return glossary
 
     def english(self, text: str) -> str:

@@ -4,11 +4,13 @@
 
 from __future__ import annotations
 
+import os
+import time
 from pathlib import Path
 
 import pytest
 
-from app.gloss import Entry, Glossary, meanings
+from app.gloss import UNUSED_DAYS, Entry, Glossary, meanings
 
 
 @pytest.fixture(scope="module")
@@ -94,8 +96,16 @@ def test_a_glossary_kept_in_the_cache_folder_reads_as_the_one_built(
 ) -> None:
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     text = "王芳负责计费团队, 计费团队维护 invoice-api。"
-    built = Glossary.load()  # nothing kept yet: built, then kept
-    [kept] = (tmp_path / "memory-service").glob("glossary-*.json")
+    folder = tmp_path / "memory-service"
+    folder.mkdir()
+    # Kept by an earlier version, unread for longer than UNUSED_DAYS; and by one still in use.
+    unused, in_use = folder / "glossary-0000000000000000.json", folder / "glossary-1111.json"
+    for other in (unused, in_use):
+        other.write_text("[{}, {}]", encoding="utf-8")
+    long_ago = time.time() - (UNUSED_DAYS + 1) * 86_400
+    os.utime(unused, (long_ago, long_ago))
+    built = Glossary.load()  # nothing kept for this dictionary yet: built, then kept
+    [kept] = set(folder.glob("glossary-*.json")) - {in_use}  # the unused one is gone
     assert Glossary.load().english(text) == built.english(text) == glossary.english(text)
 
     kept.write_text("{not json", encoding="utf-8")  # a damaged file is built again
