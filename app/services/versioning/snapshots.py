@@ -169,22 +169,22 @@ async def diff(registry: Registry, caller: Caller, name: str, limit: int) -> Dif
         meta_prefix=META_PREFIX,
         limit=limit,
     )
-    found = {row["change"]: row for row in rows}  # a kind of change not found has no row
-    counts = {change: found[change]["total"] if change in found else 0 for change in CHANGES}
-    added, removed, modified = (found[c]["shown"] if c in found else [] for c in CHANGES)
+    nothing: dict[str, Any] = {"total": 0, "shown": []}  # a kind of change not found has no row
+    found = {change: nothing for change in CHANGES} | {row["change"]: row for row in rows}
+    counts = {change: found[change]["total"] for change in CHANGES}
     scope = await scope_for(registry, caller, snapshot.branch)
     return Diff(
         snapshot=name,
         branch=snapshot.branch,
-        added=[to_snapshot_memory(pair["new"]) for pair in added],
-        removed=[to_snapshot_memory(pair["old"]) for pair in removed],
+        added=[to_snapshot_memory(pair["new"]) for pair in found["added"]["shown"]],
+        removed=[to_snapshot_memory(pair["old"]) for pair in found["removed"]["shown"]],
         modified=[
             Modified(
                 memory_id=pair["old"]["memory_id"],
                 before=to_snapshot_memory(pair["old"]),
                 after=to_snapshot_memory(pair["new"]),
             )
-            for pair in modified
+            for pair in found["modified"]["shown"]
         ],
         counts=counts,
         truncated=max(counts.values()) > limit,
