@@ -117,14 +117,16 @@ async def apply(graph: Graph, migrations: list[Migration] | None = None) -> list
         await leases.release(graph, LEASE, holder)
 
 
-# The properties a search filters on inside the vector index (cypher/schema/create_vector_index).
+# The properties a search filters on inside the vector index, and how it keeps vectors
+# (cypher/schema/create_vector_index says why whole).
 VECTOR_FILTERS = frozenset({"user_id", "branch", "is_active", "created_seq", "memory_type"})
+VECTOR_QUANTIZATION = "NONE"
 
 
 async def ensure_vector_index(graph: Graph, dimensions: int) -> None:
     """Creates the memory vector index for the model's dimension, or recreates one made before a
-    filter property joined it (the index is rebuilt from the nodes); a mismatch of dimensions
-    stops startup."""
+    filter property joined it or with quantized vectors (the index is rebuilt from the nodes); a
+    mismatch of dimensions stops startup."""
     rows = await graph.read("schema/vector_index")
     if rows and rows[0]["dimensions"] != dimensions:
         raise MigrationError(
@@ -132,9 +134,15 @@ async def ensure_vector_index(graph: Graph, dimensions: int) -> None:
             f"embedding model makes {dimensions}: use the model the data was stored with, "
             "or re-embed every memory with `memory-service reembed` (see README)"
         )
-    stale = bool(rows) and not set(rows[0]["properties"]) >= VECTOR_FILTERS
+    stale = bool(rows) and (
+        not set(rows[0]["properties"]) >= VECTOR_FILTERS
+        or rows[0]["quantization"] not in (None, VECTOR_QUANTIZATION)
+    )
     if stale:
-        log.info("recreating the vector index with the filters %s", sorted(VECTOR_FILTERS))
+        log.info(
+            "recreating the vector index with the filters %s and whole vectors",
+            sorted(VECTOR_FILTERS),
+        )
         await graph.write("schema/drop_vector_index")
     if not rows or stale:
         await graph.write("schema/create_vector_index", dimensions=dimensions)

@@ -7,11 +7,13 @@ from typing import Any
 
 import pytest
 import pytest_asyncio
+from neo4j import AsyncDriver
 from quart.typing import TestClientProtocol
 
 from tests.conftest import User, create_user
 from tests.support.http import error_detail
 from tests.support.memories import contents, ids, ranked, store, store_batch
+from tests.support.neo4j_direct import query as cypher
 
 FACTS = [
     "The user's daughter is called Emma and she is seven years old",
@@ -385,3 +387,24 @@ async def test_user_with_no_memories_gets_an_empty_list(
 ) -> None:
     for mode in ("retrieve", "search"):
         assert await ranked(client, user.headers, mode, "anything at all", min_score=0) == []
+
+
+async def test_retrieves_answer_when_the_vector_index_holds_deleted_memories(
+    client: TestClientProtocol, neo4j_driver: AsyncDriver, user: User, other_user: User
+) -> None:
+    # Deleting a memory's node (a dropped branch, collected garbage) deletes its entry from the
+    # vector index. With binary-quantized vectors (Neo4j 2026's default) a filtered search then
+    # failed with an internal error wherever an index segment held such a deletion and no hit
+    # for the searching user.
+    await store_batch(client, user.headers, [{"content": text} for text in FACTS[:6]])
+    await store_batch(client, other_user.headers, [{"content": text} for text in FACTS[6:]])
+    await cypher(
+        neo4j_driver,
+        "MATCH (m:Memory {user_id: $user_id}) WITH m LIMIT 1 DETACH DELETE m",
+        user_id=other_user.user_id,
+    )
+    newcomer = await create_user(client)
+    for mode in ("retrieve", "search"):
+        assert await ranked(client, newcomer.headers, mode, "anything at all", min_score=0) == []
+        found = await ranked(client, user.headers, mode, "which sport do they do on weekends")
+        assert found[0]["content"] == FACTS[4]

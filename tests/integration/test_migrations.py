@@ -14,7 +14,15 @@ import pytest_asyncio
 from neo4j import AsyncDriver
 
 from app.graph import Graph
-from app.migrations import MIGRATIONS_DIR, Migration, MigrationError, apply, discover
+from app.migrations import (
+    MIGRATIONS_DIR,
+    Migration,
+    MigrationError,
+    apply,
+    discover,
+    ensure_vector_index,
+)
+from app.registry import Registry
 from tests.conftest import NEO4J_URI
 from tests.support.neo4j_direct import query
 
@@ -94,6 +102,38 @@ async def test_schema_of_the_migrations_is_in_place(
     rows = await query(neo4j_driver, "SHOW CONSTRAINTS YIELD name RETURN collect(name) AS names")
     names = set(rows[0]["names"])
     assert {"user_id", "api_key_id", "api_key_hash", "migration_version", "lease_name"} <= names
+
+
+async def test_a_vector_index_of_quantized_vectors_is_made_again_with_whole_ones(
+    graph: Graph, registry: Registry, neo4j_driver: AsyncDriver
+) -> None:
+    # As earlier versions made it, with Neo4j's default binary quantization, whose rescoring
+    # fails filtered searches once the index holds deleted memories (tests/api/test_retrieval).
+    dimensions = registry.embedder.dimensions
+    await query(neo4j_driver, "DROP INDEX memory_embedding IF EXISTS")
+    await query(
+        neo4j_driver,
+        "CYPHER 25 CREATE VECTOR INDEX memory_embedding FOR (m:Memory) ON m.embedding "
+        "WITH [m.user_id, m.branch, m.is_active, m.created_seq, m.memory_type] "
+        "OPTIONS {indexConfig: {`vector.dimensions`: $dimensions}}",
+        dimensions=dimensions,
+    )
+    assert await _vector_quantization(neo4j_driver) != "NONE"
+
+    await ensure_vector_index(graph, dimensions)
+    assert await _vector_quantization(neo4j_driver) == "NONE"
+    await ensure_vector_index(graph, dimensions)  # now as wanted: left alone
+    assert await _vector_quantization(neo4j_driver) == "NONE"
+
+
+async def _vector_quantization(driver: AsyncDriver) -> str:
+    [index] = await query(
+        driver,
+        "SHOW VECTOR INDEXES YIELD name, options WHERE name = 'memory_embedding' "
+        "RETURN options.indexConfig.`vector.quantization.type` AS quantization",
+    )
+    quantization: str = index["quantization"]
+    return quantization
 
 
 async def test_two_instances_applying_at_once_both_succeed(
