@@ -117,10 +117,9 @@ async def apply(graph: Graph, migrations: list[Migration] | None = None) -> list
         await leases.release(graph, LEASE, holder)
 
 
-# The properties a search filters on inside the vector index, and how it keeps vectors
-# (cypher/schema/create_vector_index says why whole).
+# The properties a search filters on inside the vector index (cypher/schema/create_vector_index,
+# which also says why its vectors are whole).
 VECTOR_FILTERS = frozenset({"user_id", "branch", "is_active", "created_seq", "memory_type"})
-VECTOR_QUANTIZATION = "NONE"
 
 
 async def ensure_vector_index(graph: Graph, dimensions: int) -> None:
@@ -135,8 +134,7 @@ async def ensure_vector_index(graph: Graph, dimensions: int) -> None:
             "or re-embed every memory with `memory-service reembed` (see README)"
         )
     stale = bool(rows) and (
-        not set(rows[0]["properties"]) >= VECTOR_FILTERS
-        or rows[0]["quantization"] not in (None, VECTOR_QUANTIZATION)
+        not set(rows[0]["properties"]) >= VECTOR_FILTERS or rows[0]["quantized"]
     )
     if stale:
         log.info(
