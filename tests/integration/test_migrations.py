@@ -118,22 +118,17 @@ async def test_a_vector_index_of_quantized_vectors_is_made_again_with_whole_ones
         "OPTIONS {indexConfig: {`vector.dimensions`: $dimensions}}",
         dimensions=dimensions,
     )
-    assert await _vector_quantization(neo4j_driver) != "NONE"
+    assert await _quantized(graph)
 
     await ensure_vector_index(graph, dimensions)
-    assert await _vector_quantization(neo4j_driver) == "NONE"
+    assert not await _quantized(graph)
     await ensure_vector_index(graph, dimensions)  # now as wanted: left alone
-    assert await _vector_quantization(neo4j_driver) == "NONE"
+    assert not await _quantized(graph)
 
 
-async def _vector_quantization(driver: AsyncDriver) -> str:
-    [index] = await query(
-        driver,
-        "SHOW VECTOR INDEXES YIELD name, options WHERE name = 'memory_embedding' "
-        "RETURN options.indexConfig.`vector.quantization.type` AS quantization",
-    )
-    quantization: str = index["quantization"]
-    return quantization
+async def _quantized(graph: Graph) -> bool:
+    [index] = await graph.read("schema/vector_index")
+    return bool(index["quantized"])
 
 
 async def test_two_instances_applying_at_once_both_succeed(
