@@ -5,7 +5,8 @@
 #   neo4j/server.sh remove DIR                      kill it (no shutdown) and delete DIR
 #   neo4j/server.sh train                           make the ahead-of-time cache (see below)
 # NEO4J_JVM_EXTRA adds java options (scripts/test.sh: a JIT that spends less CPU, for servers
-# that live minutes).
+# that live minutes); NEO4J_CONF_EXTRA adds neo4j.conf settings, `name=value` separated by
+# spaces (scripts/test.sh: plans are not made again as the data grows).
 #
 # On Java 25+, servers start from an ahead-of-time cache (JEP 483/514: classes loaded and
 # linked, method profiles) that `train` records from one server's start and the service's
@@ -87,6 +88,9 @@ start() {
   sed -e "s/@BOLT_PORT@/$bolt/g" -e "s/@HTTP_PORT@/$http/g" \
     -e "s/@HEAP@/${NEO4J_HEAP:-1g}/g" -e "s/@PAGECACHE@/${NEO4J_PAGECACHE:-512m}/g" \
     "$here/neo4j.conf.template" > "$dir/conf/neo4j.conf"
+  if [ -n "${NEO4J_CONF_EXTRA:-}" ]; then
+    tr ' ' '\n' <<< "$NEO4J_CONF_EXTRA" >> "$dir/conf/neo4j.conf"
+  fi
   if [ -f "$dir/run/neo4j.pid" ] && kill -0 "$(cat "$dir/run/neo4j.pid")" 2>/dev/null; then
     echo "Neo4j already running in $dir" >&2
   else
