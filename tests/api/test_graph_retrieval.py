@@ -5,11 +5,9 @@ question's subjects are said to have nothing to do with ranks lower."""
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 import pytest
-from neo4j import AsyncDriver
 from prometheus_client import REGISTRY
 from quart import Quart
 from quart.typing import TestClientProtocol
@@ -26,15 +24,9 @@ from tests.support.entities import (
 from tests.support.fake_llm import FakeLlm
 from tests.support.http import request_ok
 from tests.support.memories import explained, ids, stored_ids
-from tests.support.neo4j_direct import query
-from tests.support.query_plans import planned_again, plans_used
 
 Headers = dict[str, str]
 
-# At least this many entities, so that the walk's statistics drift past Neo4j's replanning
-# threshold, and a wait past its shortest interval between plans of one statement (10 s).
-STATISTICS_GROWTH = 30_000
-REPLAN_INTERVAL_S = 11
 
 CHAIN_ZH = [
     "王芳负责计费团队。",
@@ -197,50 +189,6 @@ async def test_a_best_candidate_with_nowhere_to_go_seeds_no_walk(
     chain = await explained(client, user.headers, "retrieve", UNNAMED_QUESTION)
     assert walks() == before + 1
     assert chain["explain"]["graph"]["reached"] > 0
-
-
-async def test_the_walk_keeps_its_plan_when_the_data_grows(
-    client: TestClientProtocol, user: User, neo4j_driver: AsyncDriver
-) -> None:
-    # Neo4j plans a statement again once its data's statistics have drifted and the plan is
-    # older than 10 s; planning the walk takes longer than its time limit, so every retrieve
-    # would answer without the graph until one of them got to finish the planning.
-    await stored_ids(client, user.headers, CHAIN)
-    await stored_ids(client, user.headers, UNRELATED)
-    crowd = f"stats-growth-{user.user_id}"
-    async with plans_used(neo4j_driver) as used:
-        before = await explained(client, user.headers, "retrieve", QUESTION)
-        [nodes] = await query(neo4j_driver, "MATCH (n) RETURN count(n) AS n")
-        # Neo4j plans again what the data has outgrown by a factor of 4 (a divergence of 0.75).
-        await _in_batches(
-            neo4j_driver,
-            "UNWIND range(1, $n) AS i CALL (i) { "
-            "CREATE (:Entity {user_id: $crowd, key: 'e' + i, compact: 'e' + i}) "
-            "} IN TRANSACTIONS OF 10000 ROWS",
-            n=max(STATISTICS_GROWTH, 4 * nodes["n"]),
-            crowd=crowd,
-        )
-        try:
-            await asyncio.sleep(REPLAN_INTERVAL_S)  # Neo4j's, not a limit of the service
-            after = await explained(client, user.headers, "retrieve", QUESTION)
-        finally:
-            await _in_batches(
-                neo4j_driver,
-                "MATCH (e:Entity {user_id: $crowd}) CALL (e) { DELETE e } "
-                "IN TRANSACTIONS OF 10000 ROWS",
-                crowd=crowd,
-            )
-    assert not after["explain"]["graph"]["timed_out"]
-    assert ids(after["results"]) == ids(before["results"])
-    replanned = planned_again(used)
-    assert replanned, "the growth made Neo4j plan nothing again: the test shows nothing"
-    assert "retrieval/expand" not in replanned, replanned
-
-
-async def _in_batches(driver: AsyncDriver, cypher: str, **params: Any) -> None:
-    """Runs a statement that commits batches of its own (CALL ... IN TRANSACTIONS)."""
-    async with driver.session(database="neo4j") as session:
-        await (await session.run(cypher, params)).consume()
 
 
 async def test_a_link_the_text_negates_does_not_carry_the_chain(

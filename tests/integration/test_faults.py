@@ -7,11 +7,14 @@ timeout), with a success or 503 + Retry-After (never 500); the service recovers 
 the database is back; every store that was acknowledged is there afterwards, complete (its
 session and entity links) and once; a store that got an error is either absent or complete,
 never partial; a restarted database gets its plans from the service before the first requests
-need them.
+need them, and the graph walk keeps its plan while Neo4j plans the other statements again as
+the data grows.
 
 Everything runs on loopback: this module starts its own Neo4j (neo4j/server.sh on free ports,
 in a temporary directory; the test database at NEO4J_URI is never touched), which the services
-reach through a TCP forwarder the tests can cut, the service as separate processes
+reach through a TCP forwarder the tests can cut, and which plans statements again as the data's
+statistics drift (Neo4j's defaults: the suite's other servers keep their plans, see
+scripts/test.sh), the service as separate processes
 (`memory-service serve`) and, for the rate-limit test, its own Redis. No test measures how long
 anything took: each waits for the events it needs, with generous timeouts as guards.
 """
@@ -32,8 +35,11 @@ import pytest_asyncio
 from neo4j import AsyncGraphDatabase
 
 from tests.conftest import MASTER
+from tests.support.entities import CHAIN, QUESTION, UNRELATED
+from tests.support.memories import ids
+from tests.support.neo4j_direct import query, run_in_batches
 from tests.support.neo4j_server import Neo4jServer
-from tests.support.query_plans import hot, made_elsewhere, plans_used
+from tests.support.query_plans import hot, made_elsewhere, planned_again, plans_used
 from tests.support.redis_server import RedisServer, redis_server, redis_server_binary
 from tests.support.service_process import ServiceProcess, logs_of, new_user, start_service
 from tests.support.tcp_forwarder import TcpForwarder
@@ -60,6 +66,10 @@ SERVICE_ENV = {
     "WARM_CHECK_S": "0.5",
 }
 PLANS_MADE_AGAIN = "Neo4j restarted: its plans were made again"  # the service's log line
+# At least this many entities, so that the walk's statistics drift past Neo4j's replanning
+# threshold, and a wait past its shortest interval between plans of one statement (10 s).
+STATISTICS_GROWTH = 30_000
+REPLAN_INTERVAL_S = 11
 RESTART_STORES = [
     {"content": "Ivan looks after auth-gateway 2.3.1 on db-7.internal.", "session_id": "ops"},
     {"content": "王芳负责计费团队, 计费团队维护 invoice-api 和 auth-gateway。"},
@@ -121,7 +131,7 @@ def redis(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RedisServer | No
 async def deployment(
     redis: RedisServer | None, tmp_path_factory: pytest.TempPathFactory
 ) -> AsyncIterator[Deployment]:
-    neo4j = Neo4jServer.on_free_ports(tmp_path_factory.mktemp("faults-neo4j"))
+    neo4j = Neo4jServer.on_free_ports(tmp_path_factory.mktemp("faults-neo4j"), settings="")
     forwarder = TcpForwarder("127.0.0.1", neo4j.bolt_port)
     await forwarder.start()
     setup = Deployment(neo4j, forwarder, redis, tmp_path_factory.mktemp("faults-logs"))
@@ -448,6 +458,53 @@ async def test_a_restarted_database_has_its_plans_made_again_before_requests_nee
     assert made_elsewhere(hot(used), planned) == [], service.log_tail()
     walk = retrieved.json()["explain"]["graph"]
     assert walk["timed_out"] is False and walk["reached"] >= 1, walk
+
+
+async def test_the_walk_keeps_its_plan_when_the_data_grows(deployment: Deployment) -> None:
+    # Neo4j plans a statement again once its data's statistics have drifted and the plan is
+    # older than 10 s; planning the walk takes longer than its time limit, so every retrieve
+    # would answer without the graph until one of them got to finish the planning.
+    service = await deployment.ensure_running()
+    question = {"query": QUESTION, "explain": "verbose"}
+    crowd = f"stats-growth-{uuid.uuid4().hex[:8]}"
+    async with (
+        httpx.AsyncClient(base_url=service.base_url, timeout=REQUEST_GUARD_S) as http,
+        AsyncGraphDatabase.driver(deployment.neo4j.uri, auth=None) as driver,
+    ):
+        _, raw_key = await new_user(http, "faults-replan")
+        headers = {"Authorization": f"Bearer {raw_key}"}
+        for content in [*CHAIN, *UNRELATED]:
+            stored = await http.post("/v1/memories", json={"content": content}, headers=headers)
+            assert stored.status_code == 201, stored.text
+        async with plans_used(driver) as used:
+            before = await http.post("/v1/memories/retrieve", json=question, headers=headers)
+            [nodes] = await query(driver, "MATCH (n) RETURN count(n) AS n")
+            # Neo4j plans again what the data has outgrown by a factor of 4 (a divergence of
+            # 0.75).
+            await run_in_batches(
+                driver,
+                "UNWIND range(1, $n) AS i CALL (i) { "
+                "CREATE (:Entity {user_id: $crowd, key: 'e' + i, compact: 'e' + i}) "
+                "} IN TRANSACTIONS OF 10000 ROWS",
+                n=max(STATISTICS_GROWTH, 4 * nodes["n"]),
+                crowd=crowd,
+            )
+            try:
+                await asyncio.sleep(REPLAN_INTERVAL_S)  # Neo4j's, not a limit of the service
+                after = await http.post("/v1/memories/retrieve", json=question, headers=headers)
+            finally:
+                await run_in_batches(
+                    driver,
+                    "MATCH (e:Entity {user_id: $crowd}) CALL (e) { DELETE e } "
+                    "IN TRANSACTIONS OF 10000 ROWS",
+                    crowd=crowd,
+                )
+    assert before.status_code == 200 and after.status_code == 200, after.text
+    assert not after.json()["explain"]["graph"]["timed_out"]
+    assert ids(after.json()["results"]) == ids(before.json()["results"])
+    replanned = planned_again(used)
+    assert replanned, "the growth made Neo4j plan nothing again: the test shows nothing"
+    assert "retrieval/expand" not in replanned, replanned
 
 
 async def test_two_instances_share_rate_limit_windows_through_redis(

@@ -28,14 +28,17 @@ class Neo4jServer:
     http_port: int
     heap: str = "512m"
     pagecache: str = "256m"
+    # neo4j.conf settings for server.sh (NEO4J_CONF_EXTRA); None: the run's (scripts/test.sh
+    # keeps plans as the data grows), "" Neo4j's defaults.
+    settings: str | None = None
 
     @classmethod
-    def on_free_ports(cls, directory: Path) -> Neo4jServer:
+    def on_free_ports(cls, directory: Path, settings: str | None = None) -> Neo4jServer:
         bolt = free_port()
         http = free_port()
         while http == bolt:
             http = free_port()
-        return cls(directory, bolt, http)
+        return cls(directory, bolt, http, settings=settings)
 
     @property
     def uri(self) -> str:
@@ -56,6 +59,8 @@ class Neo4jServer:
         database answers a query (at most `timeout_s`)."""
         started = time.monotonic()
         env = {**os.environ, "NEO4J_HEAP": self.heap, "NEO4J_PAGECACHE": self.pagecache}
+        if self.settings is not None:
+            env["NEO4J_CONF_EXTRA"] = self.settings
         subprocess.run(
             [
                 str(SERVER_SCRIPT),
