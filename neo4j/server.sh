@@ -6,7 +6,7 @@
 #   neo4j/server.sh train                           make the ahead-of-time cache (see below)
 # NEO4J_JVM_EXTRA adds java options (scripts/test.sh: a JIT that spends less CPU, for servers
 # that live minutes); NEO4J_CONF_EXTRA adds neo4j.conf settings, `name=value` separated by
-# spaces (scripts/test.sh: plans are not made again as the data grows).
+# spaces (scripts/test.sh: plans kept as the data grows, but for those made on a count of 0).
 #
 # On Java 25+, servers start from an ahead-of-time cache (JEP 483/514: classes loaded and
 # linked, method profiles) that `train` records from one server's start and the service's

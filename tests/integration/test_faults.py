@@ -12,11 +12,11 @@ the data grows.
 
 Everything runs on loopback: this module starts its own Neo4j (neo4j/server.sh on free ports,
 in a temporary directory; the test database at NEO4J_URI is never touched), which the services
-reach through a TCP forwarder the tests can cut, and which plans statements again as the data's
-statistics drift (Neo4j's defaults: the suite's other servers keep their plans, see
-scripts/test.sh), the service as separate processes
-(`memory-service serve`) and, for the rate-limit test, its own Redis. No test measures how long
-anything took: each waits for the events it needs, with generous timeouts as guards.
+reach through a TCP forwarder the tests can cut, the service as separate processes
+(`memory-service serve`) and, for the rate-limit test, its own Redis. Its Neo4j plans
+statements again as the data's statistics drift, as Neo4j does by default (the suite's other
+servers keep their plans, see scripts/test.sh). No test measures how long anything took: each
+waits for the events it needs, with generous timeouts as guards.
 """
 
 from __future__ import annotations
