@@ -252,6 +252,18 @@ async def stored_notes(uri: str, user_id: str) -> list[dict[str, Any]]:
     return [record.data() for record in records]
 
 
+async def store_each(
+    http: httpx.AsyncClient, headers: dict[str, str], bodies: list[dict[str, str]]
+) -> list[str]:
+    """Stores the memories one request each (every one acknowledged); their ids."""
+    stored = []
+    for body in bodies:
+        answer = await http.post("/v1/memories", json=body, headers=headers)
+        assert answer.status_code == 201, answer.text
+        stored.append(answer.json()["memory_id"])
+    return stored
+
+
 async def listed_contents(http: httpx.AsyncClient, user_id: str) -> list[str]:
     """The user's memories as GET /v1/memories pages them."""
     contents: list[str] = []
@@ -397,13 +409,8 @@ async def test_store_acknowledged_before_sigterm_survives_a_restart(
         user_id, _ = await new_user(http, "faults-sigterm")
         run = uuid.uuid4().hex[:8]
         contents = [TEMPLATE.format(client=0, n=n, run=run) for n in range(3)]
-        stored = []
-        for content in contents:
-            answer = await http.post(
-                "/v1/memories", json={"content": content}, headers=acting_as(user_id)
-            )
-            assert answer.status_code == 201, answer.text
-            stored.append(answer.json()["memory_id"])
+        bodies = [{"content": content} for content in contents]
+        stored = await store_each(http, acting_as(user_id), bodies)
     # Right after the last acknowledgement: a clean shutdown, then a new process.
     assert service.terminate() == 0, service.log_tail()
     deployment.service = await deployment.start_service()
@@ -449,9 +456,7 @@ async def test_a_restarted_database_has_its_plans_made_again_before_requests_nee
                     lambda: logs_of([service]),
                 )
             async with plans_used(driver) as used:
-                for body in RESTART_STORES:
-                    stored = await http.post("/v1/memories", json=body, headers=headers)
-                    assert stored.status_code == 201, stored.text
+                await store_each(http, headers, RESTART_STORES)
                 query = {"query": "Who looks after auth-gateway?", "explain": "verbose"}
                 retrieved = await http.post("/v1/memories/retrieve", json=query, headers=headers)
                 assert retrieved.status_code == 200, retrieved.text
@@ -473,9 +478,7 @@ async def test_the_walk_keeps_its_plan_when_the_data_grows(deployment: Deploymen
     ):
         _, raw_key = await new_user(http, "faults-replan")
         headers = {"Authorization": f"Bearer {raw_key}"}
-        for content in [*CHAIN, *UNRELATED]:
-            stored = await http.post("/v1/memories", json={"content": content}, headers=headers)
-            assert stored.status_code == 201, stored.text
+        await store_each(http, headers, [{"content": text} for text in [*CHAIN, *UNRELATED]])
         async with plans_used(driver) as used:
             before = await http.post("/v1/memories/retrieve", json=question, headers=headers)
             [nodes] = await query(driver, "MATCH (n) RETURN count(n) AS n")
