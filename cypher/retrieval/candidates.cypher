@@ -1,15 +1,18 @@
-// First retrieval stage in one round trip: vector candidates filtered inside the vector index
-// and full-text candidates with the same filters, merged per memory. A copy-on-write branch
+// First retrieval stage: vector candidates filtered inside the vector index and full-text
+// candidates with the same filters, merged per memory. `halves` says which searches run: the
+// service sends the vector half and the full-text half as two statements at once (once the
+// query is encoded the model leaves both cores to the server, which runs them side by side)
+// and merges their rows; `explain: "analyze"` profiles both in one. A copy-on-write branch
 // (see scope.Scope) searches its own nodes and main's nodes created up to view_seq, each inside
 // the index, fetches shadows more of main's (as many as its own nodes may hide) and keeps the
 // best vector_k (and text_k) of what it sees, so it gets the candidates a full copy would.
 // Wanted memory types are filtered inside the vector index too, one search per type, so that a
 // rare type still gets its nearest memories; subject and strict session filters apply to what
 // the searches find (the caller fetches more when they are given).
-// params: user_id, branch, view_seq (or null), shadows, vector, vector_k, lucene (or null),
-//         text_k, memory_types (or null), subject_id (or null), session_id (or null: no strict
-//         session filter), hub_limit (the graph walk's), names (entity keys the query could
-//         hold, to look up among the user's entities)
+// params: halves (a list of "vector" and "text"), user_id, branch, view_seq (or null), shadows,
+//         vector, vector_k, lucene (or null), text_k, memory_types (or null), subject_id (or
+//         null), session_id (or null: no strict session filter), hub_limit (the graph walk's),
+//         names (entity keys the query could hold, to look up among the user's entities)
 // returns: one row: candidates (list of {memory, vector_score (0..1 or null: not a vector
 //          hit), text_score (or null: not a full-text hit), similarity (0..1, the cosine
 //          score of every candidate, full-text hits included: the embedding is on the node),
@@ -23,7 +26,7 @@
 CYPHER 25
 CALL () {
   CALL () {
-    WITH 1 AS unused WHERE $p.memory_types IS NULL
+    WITH 1 AS unused WHERE $p.memory_types IS NULL AND 'vector' IN $p.halves
     MATCH (m:Memory)
       SEARCH m IN (
         VECTOR INDEX memory_embedding
@@ -33,7 +36,8 @@ CALL () {
       ) SCORE AS score
     RETURN m, score
     UNION ALL
-    WITH 1 AS unused WHERE $p.memory_types IS NULL AND $p.view_seq IS NOT NULL
+    WITH 1 AS unused
+    WHERE $p.memory_types IS NULL AND $p.view_seq IS NOT NULL AND 'vector' IN $p.halves
     MATCH (m:Memory)
       SEARCH m IN (
         VECTOR INDEX memory_embedding
@@ -46,7 +50,8 @@ CALL () {
     WHERE NOT EXISTS { (:Memory {memory_id: m.memory_id, branch: $p.branch}) }
     RETURN m, score
     UNION ALL
-    UNWIND coalesce($p.memory_types, []) AS wanted
+    UNWIND (CASE WHEN 'vector' IN $p.halves THEN coalesce($p.memory_types, []) ELSE [] END)
+      AS wanted
     CALL (wanted) {
       MATCH (m:Memory)
         SEARCH m IN (
@@ -76,7 +81,8 @@ CALL () {
   WITH m, score ORDER BY score DESC LIMIT $p.vector_k
   RETURN m, score AS vector_score, null AS text_score
   UNION ALL
-  UNWIND (CASE WHEN $p.lucene IS NULL THEN [] ELSE [$p.lucene] END) AS lucene
+  UNWIND (CASE WHEN $p.lucene IS NULL OR NOT 'text' IN $p.halves THEN [] ELSE [$p.lucene] END)
+    AS lucene
   CALL db.index.fulltext.queryNodes(
     'memory_content', lucene, {limit: $p.text_k + $p.shadows}
   )

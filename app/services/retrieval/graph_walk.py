@@ -124,7 +124,9 @@ class Walk:
         reached = beside
         if candidates and (reached is None or reached.nowhere):
             others = [key for key in named if key not in self.keys]
-            best = sorted(relevance, key=lambda key: -relevance[key])[: self.config.seed_memories]
+            best = sorted(relevance, key=lambda key: (-relevance[key], key))[
+                : self.config.seed_memories
+            ]
             seeds = [memory_id for memory_id in best if memory_id in seedable]
             if others:
                 reached = await self.reach(registry, scope, vector, [], others)

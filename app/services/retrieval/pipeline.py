@@ -5,11 +5,12 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import time
+from collections.abc import Awaitable, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
 from app import metrics
-from app.graph import PackedVector, packed_vector
+from app.graph import Graph, PackedVector, packed_vector
 from app.models.feedback import FEEDBACK_WEIGHT_DEFAULT
 from app.models.memories import Explain, FulltextRequest, Memory, RetrieveRequest
 from app.registry import Registry
@@ -24,6 +25,7 @@ from app.services.scope import MAIN, Caller, MemoryFilter, Scope, scope_for
 DEFAULT_TOP_K = {"retrieve": 5, "search": 10}
 FULLTEXT_MIN_FETCH = 100
 FULLTEXT_MAX_FETCH = 100_000
+HALVES = ["vector", "text"]  # the first stage's searches (see cypher/retrieval/candidates)
 
 
 def text_ranks(rows: list[dict[str, Any]]) -> dict[str, int]:
@@ -71,9 +73,9 @@ def first_stage_params(
     config: RetrievalConfig = DEFAULT,
     names: list[str] | None = None,
 ) -> dict[str, Any]:
-    """The parameters of retrieval/candidates for the top_k memories of `query` (the graph
-    walk's hub limit too, for what a candidate could seed, and the `names` to look up among
-    the user's entities)."""
+    """The parameters of retrieval/candidates for the top_k memories of `query`, both halves in
+    one statement (the graph walk's hub limit too, for what a candidate could seed, and the
+    `names` to look up among the user's entities)."""
     sources = config.candidates
     wanted = sources.wanted(top_k)
     # Types are filtered inside the vector search; the rest apply to what the searches find.
@@ -81,6 +83,7 @@ def first_stage_params(
     text_k = wanted * sources.filter_factor if keep.narrows or keep.memory_types else wanted
     lucene = lucene_query(query, scope.user_id, scope.branch, scope.view_seq)
     return {
+        "halves": HALVES,
         **scope.params(),
         **keep.params(),
         "shadows": scope.shadows,
@@ -105,6 +108,69 @@ async def warm(registry: Registry) -> None:
         **first_stage_params(Scope("", MAIN), MemoryFilter(), direction, "", 1),
     )
     await graph_walk.warm(registry, direction)
+
+
+def merged(halves: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """The first stage's row from the rows its halves returned: a memory both searches found is
+    one candidate with each half's score; the names found and the feedback weight are the same
+    in every half that looks them up. Reads take no locks: a memory a concurrent delete was
+    removing comes without its properties and is left out."""
+    by_id: dict[str, dict[str, Any]] = {}
+    for half in halves:
+        for row in half["candidates"]:
+            if not whole(row["memory"]):
+                continue
+            memory_id = row["memory"]["memory_id"]
+            known = by_id.get(memory_id)
+            if known is None:
+                by_id[memory_id] = row
+                continue
+            by_id[memory_id] = {
+                **known,
+                "vector_score": _either(known["vector_score"], row["vector_score"]),
+                "text_score": _either(known["text_score"], row["text_score"]),
+            }
+    return {
+        "candidates": list(by_id.values()),
+        "named": sorted({name for half in halves for name in half["named"]}),
+        "feedback_weight": halves[0]["feedback_weight"],
+    }
+
+
+def _either(first: float | None, second: float | None) -> float | None:
+    return first if first is not None else second
+
+
+async def _together(*steps: Awaitable[Any]) -> list[Any]:
+    """What the steps return, run at once; when one fails the others are cancelled, not left
+    running."""
+    tasks = [asyncio.ensure_future(step) for step in steps]
+    try:
+        return list(await asyncio.gather(*tasks))
+    finally:
+        for task in tasks:
+            task.cancel()
+
+
+async def first_stage(
+    graph: Graph, params: dict[str, Any], analyze: bool
+) -> tuple[dict[str, Any], dict[str, Any] | None]:
+    """The first stage's row and, when `analyze`, its executed plan (both halves in one
+    statement, so that the plan shows the whole stage). Otherwise its halves go as two
+    statements at once: after the query's encode the server has both cores to run them on."""
+    if analyze:
+        [found], plan = await graph.profile("retrieval/candidates", **params)
+        return merged([found]), plan
+    halves = await _together(
+        *(
+            graph.read(
+                "retrieval/candidates",
+                **{**params, "halves": [half], "names": params["names"] if half == "text" else []},
+            )
+            for half in HALVES
+        )
+    )
+    return merged([rows[0] for rows in halves]), None
 
 
 async def hybrid(
@@ -132,28 +198,18 @@ async def hybrid(
     names = walk.names if walk is not None else []
     params = first_stage_params(scope, keep, vector, request.query, top_k, config, names)
 
-    async def first_stage() -> tuple[dict[str, Any], dict[str, Any] | None]:
-        if request.explain == "analyze":
-            [found], plan = await registry.graph.profile("retrieval/candidates", **params)
-            return found, plan
-        [found] = await registry.graph.read("retrieval/candidates", **params)
-        return found, None
-
-    # A walk from the query's own entities needs nothing from the first stage: the two round
-    # trips run at once (its time then falls within the candidates stage's).
+    # A walk from the query's own entities needs nothing from the first stage: its round trip
+    # runs beside the first stage's (its time then falls within the candidates stage's).
+    searching = first_stage(registry.graph, params, analyze=request.explain == "analyze")
     reached: graph_walk.Reached | None = None
     if walk is not None and walk.keys:
-        searching = asyncio.ensure_future(first_stage())
-        walking = asyncio.ensure_future(walk.reach(registry, scope, vector, []))
-        try:
-            (found, profile), reached = await asyncio.gather(searching, walking)
-        finally:  # when one fails, the other is not left running
-            searching.cancel()
-            walking.cancel()
+        (found, profile), reached = await _together(
+            searching, walk.reach(registry, scope, vector, [])
+        )
     else:
-        found, profile = await first_stage()
+        found, profile = await searching
     queried = time.perf_counter()
-    rows: list[dict[str, Any]] = [row for row in found["candidates"] if whole(row["memory"])]
+    rows: list[dict[str, Any]] = found["candidates"]
     now = datetime.now(UTC)
     session_id = request.session_id if mode == "retrieve" else None  # the session it prefers
     weight = found["feedback_weight"]

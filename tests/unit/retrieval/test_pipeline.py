@@ -1,0 +1,46 @@
+"""The first stage's halves merged into one row: what ranking then sees of each memory."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from app.services.memory_view import NODE_FIELDS
+from app.services.retrieval.pipeline import merged
+
+
+def memory(memory_id: str) -> dict[str, Any]:
+    return {**dict.fromkeys(NODE_FIELDS, "x"), "memory_id": memory_id}
+
+
+def row(memory_id: str, vector: float | None, text: float | None) -> dict[str, Any]:
+    return {
+        "memory": memory(memory_id),
+        "vector_score": vector,
+        "text_score": text,
+        "similarity": vector if vector is not None else 0.5,
+        "seeds": 0,
+    }
+
+
+def half(*rows: dict[str, Any], named: list[str] | None = None) -> dict[str, Any]:
+    return {"candidates": list(rows), "named": named or [], "feedback_weight": 0.2}
+
+
+def test_a_memory_both_searches_found_is_one_candidate_with_both_scores() -> None:
+    vector = half(row("both", 0.9, None), row("near", 0.8, None))
+    text = half(row("both", None, 4.0), row("worded", None, 2.5), named=["kiln"])
+    found = merged([vector, text])
+    scores = {
+        item["memory"]["memory_id"]: (item["vector_score"], item["text_score"])
+        for item in found["candidates"]
+    }
+    assert scores == {"both": (0.9, 4.0), "near": (0.8, None), "worded": (None, 2.5)}
+    assert found["named"] == ["kiln"]
+    assert found["feedback_weight"] == 0.2
+
+
+def test_a_memory_deleted_while_it_was_read_is_left_out() -> None:
+    vanished = row("gone", 0.95, None)
+    vanished["memory"] = {"memory_id": None, "content": None}
+    found = merged([half(vanished, row("kept", 0.7, None)), half()])
+    assert [item["memory"]["memory_id"] for item in found["candidates"]] == ["kept"]
