@@ -25,7 +25,6 @@ from app.services.scope import MAIN, Caller, MemoryFilter, Scope, scope_for
 DEFAULT_TOP_K = {"retrieve": 5, "search": 10}
 FULLTEXT_MIN_FETCH = 100
 FULLTEXT_MAX_FETCH = 100_000
-HALVES = ["vector", "text"]  # the first stage's searches (see cypher/retrieval/candidates)
 
 
 def text_ranks(rows: list[dict[str, Any]]) -> dict[str, int]:
@@ -83,7 +82,7 @@ def first_stage_params(
     text_k = wanted * sources.filter_factor if keep.narrows or keep.memory_types else wanted
     lucene = lucene_query(query, scope.user_id, scope.branch, scope.view_seq)
     return {
-        "halves": HALVES,
+        "halves": ["vector", "text"],
         **scope.params(),
         **keep.params(),
         "shadows": scope.shadows,
@@ -121,24 +120,14 @@ def merged(halves: Sequence[dict[str, Any]]) -> dict[str, Any]:
             if not whole(row["memory"]):
                 continue
             memory_id = row["memory"]["memory_id"]
-            known = by_id.get(memory_id)
-            if known is None:
-                by_id[memory_id] = row
-                continue
-            by_id[memory_id] = {
-                **known,
-                "vector_score": _either(known["vector_score"], row["vector_score"]),
-                "text_score": _either(known["text_score"], row["text_score"]),
-            }
+            # Each half sets only its own score: what the other half set is kept.
+            known = by_id.get(memory_id, {})
+            by_id[memory_id] = {**row, **{k: v for k, v in known.items() if v is not None}}
     return {
         "candidates": list(by_id.values()),
         "named": sorted({name for half in halves for name in half["named"]}),
         "feedback_weight": halves[0]["feedback_weight"],
     }
-
-
-def _either(first: float | None, second: float | None) -> float | None:
-    return first if first is not None else second
 
 
 async def _together(*steps: Awaitable[Any]) -> list[Any]:
@@ -161,16 +150,12 @@ async def first_stage(
     if analyze:
         [found], plan = await graph.profile("retrieval/candidates", **params)
         return merged([found]), plan
-    halves = await _together(
-        *(
-            graph.read(
-                "retrieval/candidates",
-                **{**params, "halves": [half], "names": params["names"] if half == "text" else []},
-            )
-            for half in HALVES
-        )
+    # The query's names are looked up among the user's entities once, with the full-text half.
+    [vector_half], [text_half] = await _together(
+        graph.read("retrieval/candidates", **{**params, "halves": ["vector"], "names": []}),
+        graph.read("retrieval/candidates", **{**params, "halves": ["text"]}),
     )
-    return merged([rows[0] for rows in halves]), None
+    return merged([vector_half, text_half]), None
 
 
 async def hybrid(
