@@ -1,6 +1,7 @@
 """The workload a Neo4j server is trained on for its ahead-of-time cache (neo4j/server.sh train):
 the service's migrations and start-up warm-up, which plan every hot statement, so that the
-classes and methods of Cypher's planner are in the cache with those of the server's start."""
+classes and methods of Cypher's planner are in the cache with those of the server's start.
+scripts/test.sh runs it on each test server while mypy runs, so that no worker waits for it."""
 
 from __future__ import annotations
 

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Runs the whole suite: ruff, mypy --strict, then pytest on TEST_WORKERS pytest-xdist workers
-# (default 3; 0 runs it in this one process) against throwaway Neo4j servers: the first worker
-# uses var/test-neo4j-PORT (Bolt TEST_NEO4J_BOLT_PORT=27687, HTTP TEST_NEO4J_HTTP_PORT=27474),
-# started here while ruff and mypy run; every other worker starts one of its own on free ports
-# (tests/conftest.py). All are stopped and removed afterwards, whatever happens. Extra arguments
-# go to pytest. See docs/testing.md.
+# (default 3; 0 runs it in this one process) against throwaway Neo4j servers, one per worker,
+# started here while ruff and mypy run (mypy keeps one core busy, the servers take the other):
+# the first worker's is var/test-neo4j-PORT (Bolt TEST_NEO4J_BOLT_PORT=27687, HTTP
+# TEST_NEO4J_HTTP_PORT=27474), every other worker's var/test-workers/gwN on free ports, named to
+# it by TEST_NEO4J_GWN="BOLT HTTP DIR" (tests/conftest.py). Each has the service's migrations
+# applied and its start-up statements planned before pytest starts. All are stopped and removed
+# afterwards, whatever happens. Extra arguments go to pytest. See docs/testing.md.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
@@ -23,25 +25,40 @@ bolt=${TEST_NEO4J_BOLT_PORT:-27687}
 http=${TEST_NEO4J_HTTP_PORT:-27474}
 workers=${TEST_WORKERS:-3}
 dir=var/test-neo4j-$bolt
-starting=
+starting=()
 cleanup() {
-  if [ -n "$starting" ]; then wait "$starting" 2>/dev/null || true; fi  # a start under way
+  for pid in "${starting[@]}"; do wait "$pid" 2>/dev/null || true; done  # starts under way
   neo4j/server.sh remove "$dir"
-  for worker in var/test-workers/*/; do  # left by workers that were killed
+  for worker in var/test-workers/*/; do  # the other workers' (and any a killed run left)
     [ -d "$worker" ] && neo4j/server.sh remove "$worker"
   done
   return 0
 }
 trap cleanup EXIT
 cleanup
-NEO4J_HEAP=${NEO4J_HEAP:-1g} neo4j/server.sh start "$dir" "$bolt" "$http" &
-starting=$!
+# A server, then the service's migrations and start-up warm-up on it (the workload Neo4j's
+# ahead-of-time cache is trained on): the first app of each worker then finds both done.
+prepare() {
+  neo4j/server.sh start "$1" "$2" "$3" >/dev/null &&
+    .venv/bin/python scripts/neo4j_training.py "bolt://127.0.0.1:$2"
+}
+NEO4J_HEAP=${NEO4J_HEAP:-1g} prepare "$dir" "$bolt" "$http" &
+starting+=($!)
+n=1
+while read -r worker_bolt worker_http; do
+  worker_dir="$root/var/test-workers/gw$n"
+  export "TEST_NEO4J_GW$n=$worker_bolt $worker_http $worker_dir"
+  NEO4J_HEAP=${NEO4J_HEAP:-768m} NEO4J_PAGECACHE=256m \
+    prepare "$worker_dir" "$worker_bolt" "$worker_http" &
+  starting+=($!)
+  n=$((n + 1))
+done < <(.venv/bin/python -m tests.support.machine "$((2 * (workers > 1 ? workers - 1 : 0)))")
 
 .venv/bin/ruff check app tests bench scripts
 .venv/bin/ruff format --check app tests bench scripts
 .venv/bin/mypy app
-wait "$starting"
-starting=
+for pid in "${starting[@]}"; do wait "$pid"; done
+starting=()
 
 export NEO4J_URI="bolt://127.0.0.1:$bolt" TEST_NEO4J_DIR="$root/$dir"
 export TEST_NEO4J_BOLT_PORT=$bolt TEST_NEO4J_HTTP_PORT=$http

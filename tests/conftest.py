@@ -1,8 +1,9 @@
 """Shared fixtures: one real Neo4j per test process, one embedding model, one app, users.
 
-Under pytest-xdist (scripts/test.sh runs the suite on several workers) the first worker uses the
-Neo4j at NEO4J_URI (the one scripts/test.sh started) and every other worker starts one of its
-own on free ports, as it is imported: much of what tests change is global to a database
+Under pytest-xdist (scripts/test.sh runs the suite on several workers) every worker has a Neo4j
+of its own: the first the one at NEO4J_URI, the others those scripts/test.sh started for them
+(or, run without it, one each starts on free ports as it is imported): much of what tests
+change is global to a database
 (plugin activation, the stats /admin counts, garbage collection, governance and autotune runs
 over every user, the vector and full-text indexes, Neo4j's plan cache), so each worker's tests
 see a database that only they use, in order, as in a run without workers. See docs/testing.md.
@@ -46,10 +47,21 @@ WORKER = os.environ.get("PYTEST_XDIST_WORKER")  # "gw0", "gw1", ... in pytest-xd
 
 
 def _own_database() -> Neo4jServer | None:
-    """Every xdist worker but the first: a Neo4j of its own, starting in the background while
-    the worker collects its tests (the `database` fixture waits for it). The environment then
-    names it, for this process and the service processes it starts."""
+    """Every xdist worker but the first: a Neo4j of its own, the one scripts/test.sh started
+    for it (TEST_NEO4J_GWN="BOLT HTTP DIR", N >= 1), else one it starts in the background while
+    it collects its tests (the `database` fixture waits for it). The environment then names
+    it, for this process and the service processes it starts."""
     if WORKER is None or WORKER == "gw0":
+        return None
+    prepared = os.environ.get(f"TEST_NEO4J_{WORKER.upper()}")
+    if prepared:  # started, and removed at the end, by scripts/test.sh
+        bolt, http, directory = prepared.split(" ", 2)
+        os.environ.update(
+            NEO4J_URI=f"bolt://127.0.0.1:{bolt}",
+            TEST_NEO4J_BOLT_PORT=bolt,
+            TEST_NEO4J_HTTP_PORT=http,
+            TEST_NEO4J_DIR=directory,
+        )
         return None
     server = Neo4jServer.on_free_ports(REPO / "var" / "test-workers" / WORKER)
     server.remove()  # what a run that was killed may have left there
