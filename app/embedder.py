@@ -58,7 +58,7 @@ class SentenceTransformerEmbedder:
         from transformers.utils import logging as transformers_logging
 
         # Its progress bar and its own stderr handler would break the JSON-lines log.
-        transformers_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
+        transformers_logging.disable_progress_bar()
         transformers_logging.disable_default_handler()
         transformers_logging.enable_propagation()
 
