@@ -26,10 +26,11 @@ def metadata_props(metadata: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def metadata(props: Row) -> dict[str, Any]:
-    """A node's metadata, back from its meta_<key> properties."""
-    return {
-        key.removeprefix(META_PREFIX): value for key, value in props.items() if is_metadata(key)
-    }
+    """A node's metadata, back from its meta_<key> properties (or from the [key, value] pairs
+    of those that the retrieval statements project as `metadata` instead of every property)."""
+    pairs = props.get("metadata")
+    found = props.items() if pairs is None else pairs
+    return {key.removeprefix(META_PREFIX): value for key, value in found if is_metadata(key)}
 
 
 # What every memory node holds, and to_memory reads: all of it. Reads take no locks: a node

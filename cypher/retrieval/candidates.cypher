@@ -18,8 +18,10 @@
 //          score of every candidate, full-text hits included: the embedding is on the node),
 //          seeds (how many entities the memory names that a graph walk from it could go on
 //          from: not denied, not a hub, and named by another memory or related to another
-//          entity)}; memory is a map without the embedding, timestamps as ISO strings, far
-//          cheaper for the driver to decode than temporal values), named (the keys of `names`
+//          entity)}; memory is a map of the properties a result shows (never the embedding,
+//          which `.*` would read from the store for every candidate: 2 ms of the vector half),
+//          its metadata as [key, value] pairs, timestamps as ISO strings, far cheaper for the
+//          driver to decode than temporal values), named (the keys of `names`
 //          that are the user's entities, hubs aside: seeds for the graph walk) and
 //          feedback_weight (the user's, or null for the default). One row rather than one per
 //          candidate: the driver's cost is per record.
@@ -101,11 +103,17 @@ WHERE ($p.memory_types IS NULL OR m.memory_type IN $p.memory_types)
   AND ($p.subject_id IS NULL OR m.subject_id = $p.subject_id)
   AND ($p.session_id IS NULL OR m.session_id = $p.session_id)
 WITH collect({
-  memory: m {.*, branch: $p.branch, embedding: null, created_at: toString(m.created_at),
-             updated_at: toString(m.updated_at), observed_at: toString(m.observed_at)},
+  memory: m {.memory_id, .user_id, .content, .memory_type, .session_id, .subject_id,
+             .trust_tier, .initial_confidence, .is_active, .superseded_by, .contradicted_by,
+             .useful, .irrelevant, .outdated, .wrong, branch: $p.branch,
+             created_at: toString(m.created_at), updated_at: toString(m.updated_at),
+             observed_at: toString(m.observed_at),
+             metadata: [key IN keys(m) WHERE key STARTS WITH 'meta_' | [key, m[key]]]},
   vector_score: vector_score,
   text_score: text_score,
-  similarity: coalesce(vector_score, vector.similarity.cosine(m.embedding, toFloatList($p.vector))),
+  // CASE, not coalesce: coalesce computes its every argument, the vector hits' cosine too.
+  similarity: CASE WHEN vector_score IS NULL
+    THEN vector.similarity.cosine(m.embedding, toFloatList($p.vector)) ELSE vector_score END,
   seeds: COUNT { (m)-[r:MENTIONS]->(e:Entity)
                  WHERE (r.negated IS NULL OR NOT r.negated)
                    AND COUNT { (e)<-[:MENTIONS]-() } <= $p.hub_limit

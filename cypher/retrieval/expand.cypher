@@ -10,7 +10,8 @@
 //         hub_limit, max_memories, max_paths
 // returns: one row: paths (list of {seed (entity key), seed_memory (memory id or null),
 //          steps (the path's entity keys and memory ids, alternating, from the seed entity)}),
-//          memories (list of {memory (map without embedding, timestamps as ISO text),
+//          memories (list of {memory (as retrieval/candidates projects it: no embedding,
+//          metadata as [key, value] pairs, timestamps as ISO text),
 //          for every memory on a path and every seed memory that gave a path its seed,
 //          similarity and residual (0..1 cosine scores to the query and to the residual),
 //          denies (the memory's text negates one of its links)}, one per memory on any path),
@@ -60,8 +61,12 @@ CALL (nested) {
   UNWIND on_path AS m
   WITH DISTINCT m
   RETURN collect({
-    memory: m {.*, branch: $p.branch, embedding: null, created_at: toString(m.created_at),
-               updated_at: toString(m.updated_at), observed_at: toString(m.observed_at)},
+    memory: m {.memory_id, .user_id, .content, .memory_type, .session_id, .subject_id,
+               .trust_tier, .initial_confidence, .is_active, .superseded_by, .contradicted_by,
+               .useful, .irrelevant, .outdated, .wrong, branch: $p.branch,
+               created_at: toString(m.created_at), updated_at: toString(m.updated_at),
+               observed_at: toString(m.observed_at),
+               metadata: [key IN keys(m) WHERE key STARTS WITH 'meta_' | [key, m[key]]]},
     similarity: vector.similarity.cosine(m.embedding, toFloatList($p.vector)),
     residual: vector.similarity.cosine(m.embedding, toFloatList($p.residual)),
     denies: EXISTS { (m)-[:MENTIONS {negated: true}]->() }

@@ -22,7 +22,7 @@ from tests.support.entities import (
     UNRELATED,
 )
 from tests.support.fake_llm import FakeLlm
-from tests.support.http import request_ok
+from tests.support.http import post_created, request_ok
 from tests.support.memories import explained, ids, stored_ids
 
 Headers = dict[str, str]
@@ -83,6 +83,38 @@ async def test_the_graph_brings_in_a_chain_that_shares_no_words_with_the_questio
     assert not set(ids(without["results"])) <= set(chain)
     assert without["explain"]["graph"] is None
     assert all("graph" not in row for row in without["explain"]["ranking"])
+
+
+async def test_retrieved_memories_show_every_field_that_get_shows(
+    client: TestClientProtocol, user: User
+) -> None:
+    # Retrieval reads only the properties a result shows (not the embedding, see
+    # cypher/retrieval/candidates): metadata, session, subject and feedback come back as GET
+    # shows them, for the chain the walk follows too.
+    fields = {"session_id": "chain-notes", "subject_id": "billing"}
+    stored = [
+        await post_created(
+            client,
+            "/v1/memories",
+            user.headers,
+            {"content": text, "extra_metadata": {"source": "wiki", "rank": n}, **fields},
+        )
+        for n, text in enumerate(CHAIN)
+    ]
+    await request_ok(
+        client,
+        "POST",
+        f"/v1/memories/{stored[3]['memory_id']}/feedback",
+        user.headers,
+        json={"signal": "useful"},
+    )
+    body = await explained(client, user.headers, "retrieve", QUESTION, top_k=5)
+    for result in body["results"]:
+        shown = await request_ok(client, "GET", f"/v1/memories/{result['memory_id']}", user.headers)
+        for changing in ("retrieval_score", "confidence"):
+            result.pop(changing)
+            shown.pop(changing)
+        assert result == shown
 
 
 async def test_verbose_explain_shows_the_path_that_reached_a_memory(
