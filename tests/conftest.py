@@ -17,6 +17,7 @@ import threading
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -56,24 +57,24 @@ def _own_database() -> Neo4jServer | None:
     prepared = os.environ.get(f"TEST_NEO4J_{WORKER.upper()}")
     if prepared:  # started, and removed at the end, by scripts/test.sh
         bolt, http, directory = prepared.split(" ", 2)
-        os.environ.update(
-            NEO4J_URI=f"bolt://127.0.0.1:{bolt}",
-            TEST_NEO4J_BOLT_PORT=bolt,
-            TEST_NEO4J_HTTP_PORT=http,
-            TEST_NEO4J_DIR=directory,
-        )
+        _name_database(Neo4jServer(Path(directory), int(bolt), int(http)))
         return None
     server = Neo4jServer.on_free_ports(REPO / "var" / "test-workers" / WORKER)
     server.remove()  # what a run that was killed may have left there
     server.heap = os.environ.get("NEO4J_HEAP", "768m")
+    _name_database(server)
+    atexit.register(server.remove)
+    return server
+
+
+def _name_database(server: Neo4jServer) -> None:
+    """Names the worker's Neo4j to this process and the service processes it starts."""
     os.environ.update(
         NEO4J_URI=server.uri,
         TEST_NEO4J_BOLT_PORT=str(server.bolt_port),
         TEST_NEO4J_HTTP_PORT=str(server.http_port),
         TEST_NEO4J_DIR=str(server.directory),
     )
-    atexit.register(server.remove)
-    return server
 
 
 OWN_DATABASE = _own_database()

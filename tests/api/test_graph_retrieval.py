@@ -88,9 +88,9 @@ async def test_the_graph_brings_in_a_chain_that_shares_no_words_with_the_questio
 async def test_retrieved_memories_show_every_field_that_get_shows(
     client: TestClientProtocol, user: User
 ) -> None:
-    # Retrieval reads only the properties a result shows (not the embedding, see
-    # cypher/retrieval/candidates): metadata, session, subject and feedback come back as GET
-    # shows them, for the chain the walk follows too.
+    # Retrieval reads only the properties a result shows, named one by one (not the
+    # embedding, see cypher/retrieval/candidates): metadata, session, subject and feedback
+    # come back as GET shows them.
     fields = {"session_id": "chain-notes", "subject_id": "billing"}
     stored = [
         await post_created(
