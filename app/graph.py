@@ -77,10 +77,21 @@ PLAIN_TYPES = frozenset({str, int, float, bool, type(None)})
 
 def to_plain(value: Any) -> Any:
     """Neo4j values as plain Python: temporal types become datetime/date, nodes dicts."""
-    if type(value) in PLAIN_TYPES:  # most values: answered before any isinstance check
+    kind = type(value)
+    if kind in PLAIN_TYPES:  # most values: answered before any isinstance check
         return value
-    if type(value) is dict and all(type(item) in PLAIN_TYPES for item in value.values()):
-        return value  # a map of plain values (a memory read as a map) needs no copy
+    # Maps and lists, the other values rows hold, before the isinstance checks (those against
+    # abstract classes cost a retrieve's 80 candidates 0.3 ms each); of plain values, no copy.
+    if kind is dict:
+        for item in value.values():
+            if type(item) not in PLAIN_TYPES:
+                return {key: to_plain(item) for key, item in value.items()}
+        return value
+    if kind is list:
+        for item in value:
+            if type(item) not in PLAIN_TYPES:
+                return [to_plain(item) for item in value]
+        return value
     if isinstance(value, DateTime):
         # Always a fixed UTC offset: a named zone written back would print as "...Z[UTC]".
         native = value.to_native()

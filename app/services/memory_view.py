@@ -53,7 +53,7 @@ NODE_FIELDS = (
 
 def whole(props: Row) -> bool:
     """Whether a node read back is all there (not deleted while it was read)."""
-    return all(props.get(name) is not None for name in NODE_FIELDS)
+    return None not in map(props.get, NODE_FIELDS)  # at C speed: every candidate of a retrieve
 
 
 def current_confidence(props: Row, now: datetime) -> float:

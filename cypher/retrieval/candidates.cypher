@@ -12,13 +12,16 @@
 // params: halves (a list of "vector" and "text"), user_id, branch, view_seq (or null), shadows,
 //         vector, vector_k, lucene (or null), text_k, memory_types (or null), subject_id (or
 //         null), session_id (or null: no strict session filter), hub_limit (the graph walk's),
-//         names (entity keys the query could hold, to look up among the user's entities)
+//         names (entity keys the query could hold, to look up among the user's entities),
+//         seed_ranks (for how many of each half's best hits `seeds` is counted)
 // returns: one row: candidates (list of {memory, vector_score (0..1 or null: not a vector
 //          hit), text_score (or null: not a full-text hit), similarity (0..1, the cosine
 //          score of every candidate, full-text hits included: the embedding is on the node),
 //          seeds (how many entities the memory names that a graph walk from it could go on
 //          from: not denied, not a hub, and named by another memory or related to another
-//          entity)}; memory is a map of the properties a result shows (never the embedding,
+//          entity; null, not counted, for a memory below the first seed_ranks hits of each
+//          half: the walk starts from the best candidates only, which are almost always
+//          among them)}; memory is a map of the properties a result shows (never the embedding,
 //          which `.*` would read from the store for every candidate: 2 ms of the vector half),
 //          its metadata as [key, value] pairs, timestamps as ISO strings, far cheaper for the
 //          driver to decode than temporal values), named (the keys of `names`
@@ -26,6 +29,8 @@
 //          feedback_weight (the user's, or null for the default). One row rather than one per
 //          candidate: the driver's cost is per record.
 CYPHER 25
+// The query vector as a list once, not once for every full-text hit whose cosine is computed.
+WITH toFloatList($p.vector) AS query_vector
 CALL () {
   CALL () {
     WITH 1 AS unused WHERE $p.memory_types IS NULL AND 'vector' IN $p.halves
@@ -81,7 +86,9 @@ CALL () {
     RETURN m, score
   }
   WITH m, score ORDER BY score DESC LIMIT $p.vector_k
-  RETURN m, score AS vector_score, null AS text_score
+  WITH collect({m: m, score: score}) AS hits
+  UNWIND range(0, size(hits) - 1) AS rank
+  RETURN hits[rank].m AS m, hits[rank].score AS vector_score, null AS text_score, rank
   UNION ALL
   UNWIND (CASE WHEN $p.lucene IS NULL OR NOT 'text' IN $p.halves THEN [] ELSE [$p.lucene] END)
     AS lucene
@@ -96,9 +103,12 @@ CALL () {
          OR m.branch = 'main' AND m.created_seq <= $p.view_seq
             AND NOT EXISTS { (:Memory {memory_id: m.memory_id, branch: $p.branch}) })
   WITH m, score ORDER BY score DESC LIMIT $p.text_k
-  RETURN m, null AS vector_score, score AS text_score
+  WITH collect({m: m, score: score}) AS hits
+  UNWIND range(0, size(hits) - 1) AS rank
+  RETURN hits[rank].m AS m, null AS vector_score, hits[rank].score AS text_score, rank
 }
-WITH m, max(vector_score) AS vector_score, max(text_score) AS text_score
+WITH query_vector, m, max(vector_score) AS vector_score, max(text_score) AS text_score,
+     min(rank) AS rank
 WHERE ($p.memory_types IS NULL OR m.memory_type IN $p.memory_types)
   AND ($p.subject_id IS NULL OR m.subject_id = $p.subject_id)
   AND ($p.session_id IS NULL OR m.session_id = $p.session_id)
@@ -113,11 +123,12 @@ WITH collect({
   text_score: text_score,
   // CASE, not coalesce: coalesce computes its every argument, the vector hits' cosine too.
   similarity: CASE WHEN vector_score IS NULL
-    THEN vector.similarity.cosine(m.embedding, toFloatList($p.vector)) ELSE vector_score END,
-  seeds: COUNT { (m)-[r:MENTIONS]->(e:Entity)
+    THEN vector.similarity.cosine(m.embedding, query_vector) ELSE vector_score END,
+  seeds: CASE WHEN rank < $p.seed_ranks THEN COUNT { (m)-[r:MENTIONS]->(e:Entity)
                  WHERE (r.negated IS NULL OR NOT r.negated)
                    AND COUNT { (e)<-[:MENTIONS]-() } <= $p.hub_limit
                    AND (COUNT { (e)<-[:MENTIONS]-() } > 1 OR EXISTS { (e)-[:RELATES_TO]-() }) }
+         END
 }) AS candidates
 CALL () {
   UNWIND $p.names AS name

@@ -66,6 +66,9 @@ class GraphConfig:
     hop_decay: float = 0.95  # worth kept per further memory on the path
     sharpness: float = 16.0  # how steeply a weaker path falls behind the best one
     seed_memories: int = 1  # top first-stage candidates whose entities also seed
+    # Each first-stage half's best hits (in the half's own order) whose entities are checked
+    # for a walk to go on from; the best candidates overall are almost always among them.
+    seed_checks: int = 8
     memory_seed_weight: float = 0.5  # a candidate's entities seed less than the query's own
     hub_limit: int = 20  # entities more memories than this mention are not walked through
     max_paths: int = 200

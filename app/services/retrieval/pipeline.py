@@ -91,6 +91,7 @@ def first_stage_params(
         "lucene": lucene if sources.fulltext else None,
         "text_k": text_k,
         "hub_limit": config.graph.hub_limit,
+        "seed_ranks": config.graph.seed_checks,
         "names": names or [],
     }
 
@@ -205,7 +206,11 @@ async def hybrid(
     candidates = [
         _candidate(row, ranks.get(row["memory"]["memory_id"]), session_id, now) for row in rows
     ]
-    seedable = frozenset(row["memory"]["memory_id"] for row in rows if row["seeds"])
+    # A candidate whose entities were not checked (not among either half's first hits) may
+    # lead somewhere: a walk from it finds what there is, at worst nothing.
+    seedable = frozenset(
+        row["memory"]["memory_id"] for row in rows if row["seeds"] is None or row["seeds"] > 0
+    )
     expansion = (
         await walk.finish(
             registry,

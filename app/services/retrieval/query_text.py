@@ -53,6 +53,7 @@ _CJK = (
 CJK_RUN = re.compile(f"[{_CJK}]+")
 # A run of CJK characters (group 1), or a word of other word characters (group 2).
 WORD = re.compile(f"([{_CJK}]+)|([^\\W{_CJK}]+)")
+ASCII_WORD = re.compile(r"\w+")  # WORD's words in ASCII text, where it finds no run
 # Characters certainly kept by the analyzer (never a stop word, never dropped).
 _ALWAYS_INDEXED = re.compile("[\u3041-\u3096\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7a3]")
 # One token of the standard tokenizer in text without CJK (Unicode word boundaries): word
@@ -200,6 +201,8 @@ def _fold_width(text: str) -> str:
 def words(text: str) -> list[str]:
     """The words of a text as the index's analyzer cuts them (stop words kept): case-folded
     words, and CJK runs as overlapping pairs of characters (a lone character as itself)."""
+    if text.isascii():  # most texts: no CJK run, nothing to fold; half the time of the rest
+        return ASCII_WORD.findall(text.lower())
     found: list[str] = []
     # One pass of one pattern, its groups telling runs from words: ranking cuts the text of
     # every candidate of every retrieve.

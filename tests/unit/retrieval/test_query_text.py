@@ -261,6 +261,12 @@ def test_a_user_or_branch_the_analyzer_may_drop_still_selects_its_nodes(value: s
         ("连接池db.pool.size调到50", ["连接", "接池", "db", "pool", "size", "调到", "50"]),
         ("東京の天気", ["東京", "京の", "の天", "天気"]),
         ("\uff24\uff22 Pool ｶﾀｶﾅ", ["db", "pool", "カタ", "タカ", "カナ"]),  # widths folded
+        # ASCII text (most memories) takes a shorter path to the same cut.
+        (
+            "Set DB_POOL to 50, it's db.size",
+            ["set", "db_pool", "to", "50", "it", "s", "db", "size"],
+        ),
+        ("Café DB_POOL", ["café", "db_pool"]),
     ],
 )
 def test_words_cut_cjk_into_bigrams_as_the_analyzer_does(text: str, expected: list[str]) -> None:
