@@ -13,7 +13,8 @@
 //         vector, vector_k, lucene (or null), text_k, memory_types (or null), subject_id (or
 //         null), session_id (or null: no strict session filter), hub_limit (the graph walk's),
 //         names (entity keys the query could hold, to look up among the user's entities),
-//         seed_ranks (for how many of each half's best hits `seeds` is counted)
+//         seed_ranks (for how many of each half's best hits `seeds` is counted), keys and
+//         compacts (the query's own entity keys, and the same without spaces)
 // returns: one row: candidates (list of {memory, vector_score (0..1 or null: not a vector
 //          hit), text_score (or null: not a full-text hit), similarity (0..1, the cosine
 //          score of every candidate, full-text hits included: the embedding is on the node),
@@ -25,7 +26,8 @@
 //          which `.*` would read from the store for every candidate: 2 ms of the vector half),
 //          its metadata as [key, value] pairs, timestamps as ISO strings, far cheaper for the
 //          driver to decode than temporal values), named (the keys of `names`
-//          that are the user's entities, hubs aside: seeds for the graph walk) and
+//          that are the user's entities, hubs aside: seeds for the graph walk), seeded (whether
+//          one of `keys` is such an entity: the walk from the query's entities has a seed) and
 //          feedback_weight (the user's, or null for the default). One row rather than one per
 //          candidate: the driver's cost is per record.
 CYPHER 25
@@ -136,5 +138,13 @@ CALL () {
   WHERE COUNT { (e)<-[:MENTIONS]-() } <= $p.hub_limit
   RETURN collect(e.key) AS named
 }
+CALL () {
+  // Whether a walk from the query's own entities has a seed, found as retrieval/expand finds
+  // its seeds: most questions' names are no entity of the user's.
+  OPTIONAL MATCH (seed:Entity {user_id: $p.user_id})
+  WHERE (seed.key IN $p.keys OR seed.compact IN $p.compacts)
+    AND COUNT { (seed)<-[:MENTIONS]-() } <= $p.hub_limit
+  RETURN count(seed) > 0 AS seeded
+}
 OPTIONAL MATCH (u:User {id: $p.user_id})
-RETURN candidates, named, u.feedback_weight AS feedback_weight
+RETURN candidates, named, seeded, u.feedback_weight AS feedback_weight

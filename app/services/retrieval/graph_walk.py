@@ -5,6 +5,7 @@ candidates (scoring itself is graph_stage, pure)."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -80,6 +81,28 @@ class Walk:
     # ("Old Faithful", "小蓝在苹果手机上").
     names: list[str] = field(default_factory=list)
 
+    def first_keys(self, named: list[str], seeded: bool) -> list[str]:
+        """The entity keys to walk from as soon as the first stage's full-text half has looked
+        the query's names up (`named`: those that are the user's entities; `seeded`: whether one
+        of the query's own entities is): the query's own entities when they have a seed, else
+        the other names of the user's entities the query holds; none when neither (a walk from
+        them would find nothing)."""
+        if self.keys and seeded:
+            return self.keys
+        return [key for key in named if key not in self.keys]
+
+    def walk_from(
+        self, registry: Registry, scope: Scope, vector: PackedVector
+    ) -> Callable[[dict[str, Any]], Awaitable[Reached | None]]:
+        """The first walk, from the names a first stage's row says the user's entities hold
+        (see first_keys), for the first stage to start as soon as it has them."""
+
+        async def walk(found: dict[str, Any]) -> Reached | None:
+            keys = self.first_keys(found["named"], found["seeded"])
+            return await self.reach(registry, scope, vector, [], keys) if keys else None
+
+        return walk
+
     async def reach(
         self,
         registry: Registry,
@@ -104,7 +127,7 @@ class Walk:
         registry: Registry,
         scope: Scope,
         vector: PackedVector,
-        beside: Reached | None,
+        first: Reached | None,
         candidates: list[ranking.Candidate],
         query_words: frozenset[str],
         keep: MemoryFilter,
@@ -112,17 +135,19 @@ class Walk:
         named: list[str],
         fusion: Fusion = DEFAULT.fusion,
     ) -> Expansion | None:
-        """Scores what the walk reached: the one that ran beside the first stage from the
-        query's entities as the extractor reads them, or, when there was none or it led
-        nowhere (unknown entities, hubs), a walk from the other user's entities the query
-        names (`named`: the first stage looked up every name the query could hold), else from
-        the best candidates' entities, those of them that name an entity to go on from
-        (`seedable`: a walk from hubs, or from entities no other memory names, finds nothing
-        and costs a round trip). None when there is nothing at all (no candidate, no entity in
-        the query)."""
+        """Scores what the walk reached: the `first` one (see first_keys), from the query's
+        entities as the extractor reads them or else from the other user's entities the query
+        names (`named`: the first stage looked up every name the query could hold), or, when
+        there was none or the one from the query's entities led nowhere, a walk from those
+        other names, else from the best candidates' entities, those of them that name an entity
+        to go on from (`seedable`: a walk from hubs, or from entities no other memory names,
+        finds nothing and costs a round trip). None when there is nothing at all (no candidate,
+        no entity in the query)."""
         relevance = ranking.relevances(candidates, query_words, fusion)
-        reached = beside
-        if candidates and (reached is None or reached.nowhere):
+        from_others = first is not None and first.keys != self.keys
+        # Without candidates only a walk from the query's own entities counts.
+        reached = None if from_others and not candidates else first
+        if candidates and (reached is None or reached.nowhere) and not from_others:
             others = [key for key in named if key not in self.keys]
             best = sorted(relevance, key=lambda key: (-relevance[key], key))[
                 : self.config.seed_memories

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import time
-from collections.abc import Awaitable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -14,6 +14,7 @@ from app.graph import Graph, PackedVector, packed_vector
 from app.models.feedback import FEEDBACK_WEIGHT_DEFAULT
 from app.models.memories import Explain, FulltextRequest, Memory, RetrieveRequest
 from app.registry import Registry
+from app.services.entities.names import compact_key
 from app.services.governance import confidence
 from app.services.memory_view import current_confidence, metadata_props, to_memory, whole
 from app.services.plugins import effects
@@ -71,10 +72,12 @@ def first_stage_params(
     top_k: int,
     config: RetrievalConfig = DEFAULT,
     names: list[str] | None = None,
+    keys: list[str] | None = None,
 ) -> dict[str, Any]:
     """The parameters of retrieval/candidates for the top_k memories of `query`, both halves in
-    one statement (the graph walk's hub limit too, for what a candidate could seed, and the
-    `names` to look up among the user's entities)."""
+    one statement (the graph walk's hub limit too, for what a candidate could seed, the `names`
+    to look up among the user's entities, and the query's own entity `keys`, to learn whether a
+    walk from them has a seed)."""
     sources = config.candidates
     wanted = sources.wanted(top_k)
     # Types are filtered inside the vector search; the rest apply to what the searches find.
@@ -93,6 +96,8 @@ def first_stage_params(
         "hub_limit": config.graph.hub_limit,
         "seed_ranks": config.graph.seed_checks,
         "names": names or [],
+        "keys": keys or [],
+        "compacts": [compact_key(key) for key in keys or []],
     }
 
 
@@ -127,6 +132,7 @@ def merged(halves: Sequence[dict[str, Any]]) -> dict[str, Any]:
     return {
         "candidates": list(by_id.values()),
         "named": sorted({name for half in halves for name in half["named"]}),
+        "seeded": any(half["seeded"] for half in halves),
         "feedback_weight": halves[0]["feedback_weight"],
     }
 
@@ -143,20 +149,37 @@ async def _together(*steps: Awaitable[Any]) -> list[Any]:
 
 
 async def first_stage(
-    graph: Graph, params: dict[str, Any], analyze: bool
-) -> tuple[dict[str, Any], dict[str, Any] | None]:
-    """The first stage's row and, when `analyze`, its executed plan (both halves in one
-    statement, so that the plan shows the whole stage). Otherwise its halves go as two
-    statements at once: after the query's encode the server has both cores to run them on."""
+    graph: Graph,
+    params: dict[str, Any],
+    analyze: bool,
+    walk_from: Callable[[dict[str, Any]], Awaitable[graph_walk.Reached | None]] | None = None,
+) -> tuple[dict[str, Any], dict[str, Any] | None, graph_walk.Reached | None]:
+    """The first stage's row, its executed plan when `analyze` (both halves in one statement,
+    so that the plan shows the whole stage), and what `walk_from` the names it looked up
+    reached (see graph_walk.Walk.first_keys). Otherwise its halves go as two statements at
+    once (after the query's encode the server has both cores to run them on), and the walk as
+    soon as the full-text half is back, beside the rest of the vector half: most questions
+    name no entity of the user's, and a walk that cannot start takes no core from them."""
+    walking = walk_from or _no_walk
     if analyze:
-        [found], plan = await graph.profile("retrieval/candidates", **params)
-        return merged([found]), plan
+        [row], plan = await graph.profile("retrieval/candidates", **params)
+        found = merged([row])
+        return found, plan, await walking(found)
     # The query's names are looked up among the user's entities once, with the full-text half.
-    [vector_half], [text_half] = await _together(
-        graph.read("retrieval/candidates", **{**params, "halves": ["vector"], "names": []}),
-        graph.read("retrieval/candidates", **{**params, "halves": ["text"]}),
+    looked_up: dict[str, list[str]] = {"names": [], "keys": [], "compacts": []}
+    vector_half = asyncio.ensure_future(
+        graph.read("retrieval/candidates", **{**params, "halves": ["vector"], **looked_up})
     )
-    return merged([vector_half, text_half]), None
+    try:
+        [text_half] = await graph.read("retrieval/candidates", **{**params, "halves": ["text"]})
+        [vector_row], reached = await _together(vector_half, walking(text_half))
+    finally:
+        vector_half.cancel()  # when the full-text half failed; nothing once it is done
+    return merged([vector_row, text_half]), None, reached
+
+
+async def _no_walk(found: dict[str, Any]) -> graph_walk.Reached | None:
+    return None
 
 
 async def hybrid(
@@ -181,19 +204,15 @@ async def hybrid(
     vector = packed_vector(await registry.embedder.encode_query(request.query))
     embedded = time.perf_counter()
     keep = MemoryFilter(request.memory_types, request.subject_id, request.only_session)
-    names = walk.names if walk is not None else []
-    params = first_stage_params(scope, keep, vector, request.query, top_k, config, names)
-
-    # A walk from the query's own entities needs nothing from the first stage: its round trip
-    # runs beside the first stage's (its time then falls within the candidates stage's).
-    searching = first_stage(registry.graph, params, analyze=request.explain == "analyze")
-    reached: graph_walk.Reached | None = None
-    if walk is not None and walk.keys:
-        (found, profile), reached = await _together(
-            searching, walk.reach(registry, scope, vector, [])
-        )
-    else:
-        found, profile = await searching
+    names, keys = (walk.names, walk.keys) if walk is not None else ([], [])
+    params = first_stage_params(scope, keep, vector, request.query, top_k, config, names, keys)
+    # The first walk's time falls within the candidates stage's.
+    found, profile, reached = await first_stage(
+        registry.graph,
+        params,
+        request.explain == "analyze",
+        walk.walk_from(registry, scope, vector) if walk is not None else None,
+    )
     queried = time.perf_counter()
     rows: list[dict[str, Any]] = found["candidates"]
     now = datetime.now(UTC)

@@ -1,9 +1,10 @@
-"""graph_walk.Expansion: what the walk's result does to a first-stage candidate (pure)."""
+"""graph_walk: what the walk's result does to a first-stage candidate, and where the first walk
+starts from (pure)."""
 
 from __future__ import annotations
 
 from app.services.retrieval.graph_stage import GraphHit, GraphPath
-from app.services.retrieval.graph_walk import Expansion
+from app.services.retrieval.graph_walk import Expansion, Walk
 from tests.support.candidates import candidate
 
 PATH = GraphPath(seed="maria", seed_memory=None, steps=("maria", "m-team"), memories=("m-team",))
@@ -31,3 +32,14 @@ def test_a_chain_is_a_scored_path_of_two_memories_from_the_questions_own_entity(
     from_a_candidate = GraphPath("billing", "m-team", ("billing", "m-owns"), ("m-team", "m-owns"))
     hits = {"m-owns": GraphHit("m-owns", 0.3, from_a_candidate)}
     assert not Expansion(keys=[], hits=hits).chain
+
+
+def test_the_first_walk_starts_from_the_questions_entities_only_when_one_is_the_users() -> None:
+    walk = Walk(keys=["maria"], residual=None, names=["billing team"])
+    assert walk.first_keys(named=["billing team"], seeded=True) == ["maria"]
+    # Maria is no entity of the user's (or a hub): the other names the user's entities hold.
+    assert walk.first_keys(named=["billing team"], seeded=False) == ["billing team"]
+    assert walk.first_keys(named=[], seeded=False) == []
+    assert Walk(keys=[], residual=None).first_keys(named=["billing team"], seeded=False) == [
+        "billing team"
+    ]

@@ -22,13 +22,20 @@ def row(memory_id: str, vector: float | None, text: float | None) -> dict[str, A
     }
 
 
-def half(*rows: dict[str, Any], named: list[str] | None = None) -> dict[str, Any]:
-    return {"candidates": list(rows), "named": named or [], "feedback_weight": 0.2}
+def half(
+    *rows: dict[str, Any], named: list[str] | None = None, seeded: bool = False
+) -> dict[str, Any]:
+    return {
+        "candidates": list(rows),
+        "named": named or [],
+        "seeded": seeded,
+        "feedback_weight": 0.2,
+    }
 
 
 def test_a_memory_both_searches_found_is_one_candidate_with_both_scores() -> None:
     vector = half(row("both", 0.9, None), row("near", 0.8, None))
-    text = half(row("both", None, 4.0), row("worded", None, 2.5), named=["kiln"])
+    text = half(row("both", None, 4.0), row("worded", None, 2.5), named=["kiln"], seeded=True)
     found = merged([vector, text])
     scores = {
         item["memory"]["memory_id"]: (item["vector_score"], item["text_score"])
@@ -36,6 +43,7 @@ def test_a_memory_both_searches_found_is_one_candidate_with_both_scores() -> Non
     }
     assert scores == {"both": (0.9, 4.0), "near": (0.8, None), "worded": (None, 2.5)}
     assert found["named"] == ["kiln"]
+    assert found["seeded"] is True  # the full-text half looked the query's entities up
     assert found["feedback_weight"] == 0.2
 
 
