@@ -89,6 +89,10 @@ class Walk:
         them would find nothing)."""
         if self.keys and seeded:
             return self.keys
+        return self.others(named)
+
+    def others(self, named: list[str]) -> list[str]:
+        """The names of the user's entities the query holds besides its own entities."""
         return [key for key in named if key not in self.keys]
 
     def walk_from(
@@ -148,7 +152,7 @@ class Walk:
         # Without candidates only a walk from the query's own entities counts.
         reached = None if from_others and not candidates else first
         if candidates and (reached is None or reached.nowhere) and not from_others:
-            others = [key for key in named if key not in self.keys]
+            others = self.others(named)
             best = sorted(relevance, key=lambda key: (-relevance[key], key))[
                 : self.config.seed_memories
             ]
@@ -221,6 +225,11 @@ class Reached:
         return self.found is not None and not self.found["paths"]
 
 
+def seed_params(keys: list[str]) -> dict[str, list[str]]:
+    """Entity keys as the statements look seeds up: by key, or by the key without spaces."""
+    return {"keys": keys, "compacts": [compact_key(key) for key in keys]}
+
+
 def _walk_params(
     config: GraphConfig,
     scope: Scope,
@@ -232,8 +241,7 @@ def _walk_params(
     """The parameters of retrieval/expand."""
     return {
         **scope.params(),
-        "keys": keys,
-        "compacts": [compact_key(key) for key in keys],
+        **seed_params(keys),
         "seed_memories": seeds,
         "vector": vector,
         "residual": judge,

@@ -14,7 +14,6 @@ from app.graph import Graph, PackedVector, packed_vector
 from app.models.feedback import FEEDBACK_WEIGHT_DEFAULT
 from app.models.memories import Explain, FulltextRequest, Memory, RetrieveRequest
 from app.registry import Registry
-from app.services.entities.names import compact_key
 from app.services.governance import confidence
 from app.services.memory_view import current_confidence, metadata_props, to_memory, whole
 from app.services.plugins import effects
@@ -96,8 +95,7 @@ def first_stage_params(
         "hub_limit": config.graph.hub_limit,
         "seed_ranks": config.graph.seed_checks,
         "names": names or [],
-        "keys": keys or [],
-        "compacts": [compact_key(key) for key in keys or []],
+        **graph_walk.seed_params(keys or []),
     }
 
 
@@ -166,7 +164,7 @@ async def first_stage(
         found = merged([row])
         return found, plan, await walking(found)
     # The query's names are looked up among the user's entities once, with the full-text half.
-    looked_up: dict[str, list[str]] = {"names": [], "keys": [], "compacts": []}
+    looked_up = {"names": [], **graph_walk.seed_params([])}
     vector_half = asyncio.ensure_future(
         graph.read("retrieval/candidates", **{**params, "halves": ["vector"], **looked_up})
     )
