@@ -28,9 +28,13 @@ CALL () {
   RETURN seed, '' AS seed_memory, [] AS seed_nodes
   UNION
   UNWIND $p.seed_memories AS memory_id
-  MATCH (m:Memory {memory_id: memory_id})-[r:MENTIONS]->(seed:Entity)
-  WHERE m.user_id = $p.user_id AND (r.negated IS NULL OR NOT r.negated)
-    AND (m.branch = $p.branch OR m.branch = 'main' AND m.created_seq <= $p.view_seq)
+  // The hint: planned on an empty database (a fresh deployment's startup), the lookup would
+  // otherwise scan every memory of the user, and replan=skip keeps that plan as data grows.
+  MATCH (m:Memory)-[r:MENTIONS]->(seed:Entity)
+  USING INDEX m:Memory(memory_id, branch)
+  WHERE m.memory_id = memory_id AND m.branch IN [$p.branch, 'main'] AND m.user_id = $p.user_id
+    AND (r.negated IS NULL OR NOT r.negated)
+    AND (m.branch = $p.branch OR m.created_seq <= $p.view_seq)
   RETURN seed, memory_id AS seed_memory, [m] AS seed_nodes
 }
 WITH seed, seed_memory, seed_nodes
