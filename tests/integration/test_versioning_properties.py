@@ -91,6 +91,10 @@ COMPARED = (
 MAX_USER_SNAPSHOTS = 20
 # More examples for a deeper search: VERSIONING_EXAMPLES=200.
 EXAMPLES = int(os.environ.get("VERSIONING_EXAMPLES", "20"))
+# The same sequences on every run (as the fuzzing's seed): CI fails only when the code changes,
+# and the test's time does not swing with the sizes drawn (50 to 115 s on one worker when they
+# were drawn anew each run). VERSIONING_RANDOM=1 draws new ones.
+FIXED = os.environ.get("VERSIONING_RANDOM") != "1"
 
 # Links the sequences make: to entities (with a property), between memories of one branch, to
 # sessions (as stores with a session do, and others), and from feedback records.
@@ -725,6 +729,7 @@ async def test_snapshots_roll_back_and_diff_exactly(
 
     @settings(
         max_examples=EXAMPLES,
+        derandomize=FIXED,
         deadline=None,
         database=None,
         suppress_health_check=list(HealthCheck),
