@@ -6,6 +6,8 @@ from typing import Any
 
 from app.graph import Graph, packed_vector
 from app.services.retrieval.config import DEFAULT
+from app.services.retrieval.graph_walk import walk_params
+from app.services.scope import MAIN, Scope
 
 
 def _operators(plan: dict[str, Any]) -> list[tuple[str, str]]:
@@ -24,17 +26,9 @@ async def test_a_walk_from_seed_memories_reads_each_by_its_id_not_every_memory_o
     direction = packed_vector([1.0] + [0.0] * 383)
     _, plan = await graph.profile(
         "retrieval/expand",
-        user_id="walk-plan",
-        branch="main",
-        view_seq=None,
-        keys=[],
-        compacts=[],
-        seed_memories=["no-such-memory"],
-        vector=direction,
-        residual=direction,
-        hub_limit=DEFAULT.graph.hub_limit,
-        max_memories=DEFAULT.graph.max_hops + 1,
-        max_paths=DEFAULT.graph.max_paths,
+        **walk_params(
+            DEFAULT.graph, Scope("walk-plan", MAIN), [], ["no-such-memory"], direction, direction
+        ),
     )
     seeks = [details for operator, details in _operators(plan) if "Seek" in operator]
     assert any("m:Memory(memory_id, branch)" in details for details in seeks), seeks

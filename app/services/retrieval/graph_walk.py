@@ -122,7 +122,7 @@ class Walk:
         rows = await registry.graph.read_within(
             "retrieval/expand",
             registry.settings.graph_time_limit_s,
-            **_walk_params(self.config, scope, keys, seeds, vector, judge),
+            **walk_params(self.config, scope, keys, seeds, vector, judge),
         )
         return Reached(seeds=seeds, keys=keys, found=rows[0] if rows else None)
 
@@ -230,7 +230,7 @@ def seed_params(keys: list[str]) -> dict[str, list[str]]:
     return {"keys": keys, "compacts": [compact_key(key) for key in keys]}
 
 
-def _walk_params(
+def walk_params(
     config: GraphConfig,
     scope: Scope,
     keys: list[str],
@@ -257,7 +257,7 @@ async def warm(registry: Registry, vector: PackedVector) -> None:
     otherwise wait for it or answer without the graph."""
     await registry.graph.read(
         "retrieval/expand",
-        **_walk_params(DEFAULT.graph, Scope("", MAIN), [], [], vector, vector),
+        **walk_params(DEFAULT.graph, Scope("", MAIN), [], [], vector, vector),
     )
 
 
