@@ -47,6 +47,7 @@ TOP_K = 10
 FULLTEXT_FETCH = 50
 # What the service fetches per half for top_k 10 (config.Candidates).
 CANDIDATES = DEFAULT.candidates.wanted(TOP_K)
+TEXT_CANDIDATES = DEFAULT.candidates.text_wanted(TOP_K)  # the full-text half's
 LUCENE_STOP = LUCENE_STOP_WORDS  # Lucene's default English stop set, as the service uses it
 # A broader list of function words (question words, pronouns, auxiliaries).
 BROAD_STOP = LUCENE_STOP | STOPWORDS
@@ -233,7 +234,7 @@ async def run(uri: str, embedder: SentenceTransformerEmbedder, dataset: QualityS
                 if variant.lexical not in text_hits:
                     words = lexical_text(query.text, variant.lexical)
                     text_hits[variant.lexical] = common.raw_fulltext(
-                        db, user_id, pipeline.lucene_query(words, user_id, "main"), CANDIDATES
+                        db, user_id, pipeline.lucene_query(words, user_id, "main"), TEXT_CANDIDATES
                     )
                 hits = text_hits[variant.lexical]
                 similarity = common.similarities(
@@ -313,7 +314,8 @@ def report(
     print(
         common.table(
             f"Fusion replayed offline on the first stage's own lists ({CANDIDATES} vector + "
-            f"{CANDIDATES} text candidates); 'same' = queries whose top 10 equals the service's",
+            f"{TEXT_CANDIDATES} text candidates); 'same' = queries whose top 10 equals the "
+            "service's",
             [
                 "variant",
                 "R@5",

@@ -64,6 +64,7 @@ CONCURRENCY = 8
 BLOCK = 20  # queries per block when the floor and the service alternate
 TOP_K = pipeline.DEFAULT_TOP_K["retrieve"]
 CANDIDATES = DEFAULT.candidates.wanted(TOP_K)
+TEXT_CANDIDATES = DEFAULT.candidates.text_wanted(TOP_K)  # the full-text half's
 FLOOR_TARGET = 1.3
 VARIANT_DEADLINE_S = 12.5 * 60  # an index variant starts only before this
 RECALL_TARGET = 0.98
@@ -203,7 +204,7 @@ def floor_parts(db: Any, embedder: SentenceTransformerEmbedder, user_id: str, te
     encoded = time.perf_counter()
     common.raw_vector(db, user_id, vector, CANDIDATES)
     searched = time.perf_counter()
-    common.raw_fulltext(db, user_id, pipeline.lucene_query(text, user_id, "main"), CANDIDATES)
+    common.raw_fulltext(db, user_id, pipeline.lucene_query(text, user_id, "main"), TEXT_CANDIDATES)
     return encoded - began, searched - encoded, time.perf_counter() - searched
 
 
@@ -329,7 +330,11 @@ async def alternatives(
             began = time.perf_counter()
             encoding = loop.run_in_executor(None, embedder.encode_now, [text])
             lexical = driver.execute_query(
-                common.FULLTEXT_QUERY, user_id=user_id, lucene=lucene, k=CANDIDATES, routing_="r"
+                common.FULLTEXT_QUERY,
+                user_id=user_id,
+                lucene=lucene,
+                k=TEXT_CANDIDATES,
+                routing_="r",
             )
             [vector], _ = await asyncio.gather(encoding, lexical)
             await driver.execute_query(
@@ -499,7 +504,8 @@ def report(figures: Figures, total_s: float) -> None:
     print(
         f"\nRetrieval speed: measured user {USER_MEMORIES} memories (real embeddings) among "
         f"{USER_MEMORIES + OTHER_MEMORIES} ({OTHER_USERS} other users, random unit vectors); "
-        f"POST /v1/memories/retrieve with top_k {TOP_K} ({CANDIDATES} candidates per half)"
+        f"POST /v1/memories/retrieve with top_k {TOP_K} ({CANDIDATES} vector and "
+        f"{TEXT_CANDIDATES} full-text candidates)"
     )
     print(common.code_state())
     print(f"vector index options: {figures.index_options}")
@@ -546,7 +552,7 @@ def report(figures: Figures, total_s: float) -> None:
                     ms(figures.floor["vector"], 95),
                 ],
                 [
-                    f"raw full-text query (limit {CANDIDATES})",
+                    f"raw full-text query (limit {TEXT_CANDIDATES})",
                     parts["fulltext"],
                     ms(figures.floor["fulltext"], 95),
                 ],

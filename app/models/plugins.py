@@ -117,6 +117,7 @@ class CandidateSettings(Strict):
     fulltext: bool | None = None
     per_result: int | None = Field(default=None, ge=1, le=20)
     minimum: int | None = Field(default=None, ge=1, le=200)
+    text_depth: int | None = Field(default=None, ge=1, le=8)
 
 
 class FusionSettings(Strict):

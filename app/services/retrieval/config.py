@@ -16,17 +16,27 @@ from typing import Any
 
 @dataclass(frozen=True)
 class Candidates:
-    """What the first stage fetches: the memories nearest the query by embedding, and (with
-    `fulltext`) those holding its words, max(minimum, top_k * per_result) from each half,
-    `filter_factor` times more when a filter applies after the search."""
+    """What the first stage fetches: the memories nearest the query by embedding,
+    max(minimum, top_k * per_result) of them, and (with `fulltext`) `text_depth` times as many
+    of those holding its words; `filter_factor` times more when a filter applies after the
+    search."""
 
     fulltext: bool = True
     per_result: int = 4
     minimum: int = 40
     filter_factor: int = 4
+    # The full-text index orders a user's hits by word statistics over every user's memories,
+    # so the memories best by the user's own words (what ranking weighs them by) lie deeper in
+    # its list the more other users' data the database holds.
+    text_depth: int = 2
 
     def wanted(self, top_k: int) -> int:
+        """The vector half's candidates for top_k results."""
         return max(self.minimum, top_k * self.per_result)
+
+    def text_wanted(self, top_k: int) -> int:
+        """The full-text half's candidates for top_k results."""
+        return self.wanted(top_k) * self.text_depth
 
 
 @dataclass(frozen=True)

@@ -78,10 +78,10 @@ def first_stage_params(
     to look up among the user's entities, and the query's own entity `keys`, to learn whether a
     walk from them has a seed)."""
     sources = config.candidates
-    wanted = sources.wanted(top_k)
     # Types are filtered inside the vector search; the rest apply to what the searches find.
-    vector_k = wanted * sources.filter_factor if keep.narrows else wanted
-    text_k = wanted * sources.filter_factor if keep.narrows or keep.memory_types else wanted
+    vector_k = sources.wanted(top_k) * (sources.filter_factor if keep.narrows else 1)
+    text_narrowed = keep.narrows or keep.memory_types
+    text_k = sources.text_wanted(top_k) * (sources.filter_factor if text_narrowed else 1)
     lucene = lucene_query(query, scope.user_id, scope.branch, scope.view_seq)
     return {
         "halves": ["vector", "text"],

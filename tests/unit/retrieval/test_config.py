@@ -51,12 +51,20 @@ def test_without_a_plugin_or_a_requested_recipe_the_default_is_in_effect() -> No
 
 def test_a_plugin_selects_a_recipe_and_overrides_fields_of_it() -> None:
     effect = _effect(
-        {"retrieval": {"recipe": "precise", "fusion": {"vector_weight": 0.5}, "floor": {}}}
+        {
+            "retrieval": {
+                "recipe": "precise",
+                "fusion": {"vector_weight": 0.5},
+                "candidates": {"text_depth": 1},
+                "floor": {},
+            }
+        }
     )
     config = retrieval_config(effect)
     assert config.recipe == "precise"
     assert config.floor == RECIPES["precise"].floor
     assert config.fusion.vector_weight == 0.5
+    assert config.candidates.text_wanted(5) == config.candidates.wanted(5)
     # A recipe the request names replaces the plugin's; the plugin's fields still apply.
     requested = retrieval_config(effect, "flat")
     assert requested.recipe == "flat" and not requested.graph.enabled
@@ -82,6 +90,7 @@ def test_earlier_manifests_ranking_and_graph_sections_still_take_effect() -> Non
         {"retrieval": {"fusion": {"vector_weight": 1.5}}},
         {"retrieval": {"fusion": {"weight": 0.5}}},
         {"retrieval": {"floor": {"relative": -0.1}}},
+        {"retrieval": {"candidates": {"text_depth": 0}}},
     ],
 )
 def test_a_manifest_with_an_unknown_recipe_or_field_is_refused(bad: dict[str, Any]) -> None:

@@ -1,11 +1,15 @@
-"""The first stage's halves merged into one row: what ranking then sees of each memory."""
+"""The first stage: how many candidates each half fetches, and the halves merged into one row
+(what ranking then sees of each memory)."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from app.graph import packed_vector
 from app.services.memory_view import NODE_FIELDS
-from app.services.retrieval.pipeline import merged
+from app.services.retrieval.config import DEFAULT
+from app.services.retrieval.pipeline import first_stage_params, merged
+from app.services.scope import MAIN, MemoryFilter, Scope
 
 
 def memory(memory_id: str) -> dict[str, Any]:
@@ -52,3 +56,26 @@ def test_a_memory_deleted_while_it_was_read_is_left_out() -> None:
     vanished["memory"] = {"memory_id": None, "content": None}
     found = merged([half(vanished, row("kept", 0.7, None)), half()])
     assert [item["memory"]["memory_id"] for item in found["candidates"]] == ["kept"]
+
+
+def fetched(keep: MemoryFilter, top_k: int) -> tuple[int, int]:
+    """How many candidates each half fetches for a query: (vector, full text)."""
+    params = first_stage_params(
+        Scope("u", MAIN), keep, packed_vector([1.0, 0.0]), "orchid watering", top_k
+    )
+    return params["vector_k"], params["text_k"]
+
+
+def test_the_full_text_half_reaches_deeper_than_the_vector_half() -> None:
+    # The index orders a user's hits by every user's word statistics: the user's best by
+    # their own words lie deeper in its list than its first 40.
+    sources = DEFAULT.candidates
+    assert fetched(MemoryFilter(), 5) == (40, 40 * sources.text_depth)
+    assert fetched(MemoryFilter(), 50) == (200, 200 * sources.text_depth)
+
+
+def test_a_filter_applied_after_a_search_widens_that_search() -> None:
+    factor, depth = DEFAULT.candidates.filter_factor, DEFAULT.candidates.text_depth
+    # Types are filtered inside the vector index, not inside the full-text one.
+    assert fetched(MemoryFilter(memory_types=["procedural"]), 5) == (40, 40 * depth * factor)
+    assert fetched(MemoryFilter(subject_id="alice"), 5) == (40 * factor, 40 * depth * factor)
