@@ -7,7 +7,6 @@ from typing import Any
 
 from app.graph import packed_vector
 from app.services.memory_view import NODE_FIELDS
-from app.services.retrieval.config import DEFAULT
 from app.services.retrieval.pipeline import first_stage_params, merged
 from app.services.scope import MAIN, MemoryFilter, Scope
 
@@ -69,13 +68,11 @@ def fetched(keep: MemoryFilter, top_k: int) -> tuple[int, int]:
 def test_the_full_text_half_reaches_deeper_than_the_vector_half() -> None:
     # The index orders a user's hits by every user's word statistics: the user's best by
     # their own words lie deeper in its list than its first 40.
-    sources = DEFAULT.candidates
-    assert fetched(MemoryFilter(), 5) == (40, 40 * sources.text_depth)
-    assert fetched(MemoryFilter(), 50) == (200, 200 * sources.text_depth)
+    assert fetched(MemoryFilter(), 5) == (40, 80)
+    assert fetched(MemoryFilter(), 50) == (200, 400)
 
 
 def test_a_filter_applied_after_a_search_widens_that_search() -> None:
-    factor, depth = DEFAULT.candidates.filter_factor, DEFAULT.candidates.text_depth
     # Types are filtered inside the vector index, not inside the full-text one.
-    assert fetched(MemoryFilter(memory_types=["procedural"]), 5) == (40, 40 * depth * factor)
-    assert fetched(MemoryFilter(subject_id="alice"), 5) == (40 * factor, 40 * depth * factor)
+    assert fetched(MemoryFilter(memory_types=["procedural"]), 5) == (40, 320)
+    assert fetched(MemoryFilter(subject_id="alice"), 5) == (160, 320)
