@@ -10,6 +10,7 @@ every name is seen and a missing file stops create_app() rather than the first r
 from __future__ import annotations
 
 import ast
+import functools
 from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -57,6 +58,13 @@ def _calls(path: Path, root: Path) -> Iterator[tuple[ast.Call, str]]:
 
 def named_queries(package: Path = APP_DIR) -> list[NamedQuery]:
     """Every statement name the package's modules pass to the gateway, with where."""
+    return list(_scan(package))
+
+
+# Once per package and process: every app a process creates checks the same unchanged sources
+# (parsing them all takes about 0.1 s of CPU).
+@functools.cache
+def _scan(package: Path) -> tuple[NamedQuery, ...]:
     found: list[NamedQuery] = []
     for path in sorted(package.rglob("*.py")):
         if path.relative_to(package).as_posix() == GATEWAY_MODULE:
@@ -72,7 +80,7 @@ def named_queries(package: Path = APP_DIR) -> list[NamedQuery]:
                     f"{place}: name the Cypher statement with a string literal "
                     '("<resource>/<verb>") so that startup can check its file exists'
                 )
-    return found
+    return tuple(found)
 
 
 def check(available: Collection[str], package: Path = APP_DIR) -> None:

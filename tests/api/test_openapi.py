@@ -141,3 +141,16 @@ async def test_request_bodies_are_required_except_where_defaults_do(
     ):
         assert bodies.pop(optional) is False
     assert bodies and all(bodies.values())
+
+
+async def test_the_served_document_stays_as_built_whatever_a_caller_does_with_its_copy(
+    app: Quart, client: TestClientProtocol, document: dict[str, Any]
+) -> None:
+    # The document is built once and kept: the fuzz tests and the docs pages read it too.
+    provider = app.extensions["QUART_SCHEMA"].openapi_provider
+    copy = provider.schema()
+    copy["paths"].clear()
+    copy["tags"].append({"name": "changed by a caller"})
+    again = await (await client.get("/openapi.json")).get_json()
+    assert again == document
+    assert again["paths"] and {"name": "changed by a caller"} not in again["tags"]
