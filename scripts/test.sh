@@ -13,10 +13,8 @@ cd "$root"
 scripts/bootstrap.sh
 
 # Test servers live minutes: HotSpot's first JIT tier only halves the CPU they spend (most of
-# it compiling for a peak speed they never need). The serial collector, without G1's concurrent
-# threads, takes another 5 % off (the CPU of a start, the warm-up and 216 API tests: 83 s
-# against 88, 2026-11-29).
-export NEO4J_JVM_EXTRA=${NEO4J_JVM_EXTRA:--XX:TieredStopAtLevel=1 -XX:-UseG1GC -XX:+UseSerialGC}
+# it compiling for a peak speed they never need).
+export NEO4J_JVM_EXTRA=${NEO4J_JVM_EXTRA:--XX:TieredStopAtLevel=1}
 # A test database grows from nothing, and Neo4j plans a statement again whenever the counts it
 # was planned on have changed by 75 %: every statement several times per server. At 1, only a
 # plan made on a count of zero is made again (the whole suite: 492 s of Neo4j CPU against 524,
