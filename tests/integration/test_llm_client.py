@@ -13,7 +13,7 @@ from app.errors import LLM_RETRY_AFTER_S, Unavailable
 from app.llm import LlmClient, Read
 from app.prompts import observe, reflect
 from tests.support.fake_llm import GARBAGE, PLAIN, FakeLlm
-from tests.support.service_process import free_port
+from tests.support.machine import free_port
 
 FACT = {"content": "Lives in Porto", "memory_type": "profile"}
 SECRET_KEY = "sk-test-never-logged-0123456789"

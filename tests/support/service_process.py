@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -17,7 +18,7 @@ from pathlib import Path
 import httpx
 
 from tests.conftest import MASTER, MASTER_KEY, NEO4J_URI, PATIENT_S, STARTUP_TIMEOUT_S
-from tests.support.machine import REPO, free_port
+from tests.support.machine import REPO
 from tests.support.waiting import wait_for
 
 PR_SET_PDEATHSIG = 1
@@ -32,12 +33,15 @@ def _die_with_parent() -> None:
 @dataclass
 class ServiceProcess:
     instance_id: str
-    port: int
     process: subprocess.Popen[bytes]
     log_path: Path
+    # The port the OS gave it (`serve --port 0`), known once its log names it (`wait_ready`): a
+    # port picked free here could be taken by another worker's server before this one binds it.
+    port: int = 0
 
     @property
     def base_url(self) -> str:
+        assert self.port, f"{self.instance_id} has not said yet which port it listens on"
         return f"http://127.0.0.1:{self.port}"
 
     def log_tail(self, lines: int = 40) -> str:
@@ -55,7 +59,17 @@ class ServiceProcess:
                 return None
             return f"{self.instance_id} exited with {self.process.returncode}:\n{self.log_tail()}"
 
+        async def listening() -> int | None:
+            problem = exited()
+            if problem is not None:
+                raise AssertionError(problem)
+            found = LISTENING.search(self.log_path.read_text(encoding="utf-8", errors="replace"))
+            return int(found[1]) if found else None
+
         try:
+            self.port = await wait_for(
+                f"{self.instance_id} to listen", listening, timeout_s, self.log_tail
+            )
             await wait_until_ready(self.base_url, timeout_s, exited)
         except AssertionError as error:
             raise AssertionError(f"{error}\n{self.log_tail()}") from error
@@ -97,6 +111,8 @@ async def wait_until_ready(
 
 
 COMMAND = [sys.executable, "-m", "app.cli"]  # the console entry point, as installed
+# How hypercorn and uvicorn name the address they listen on, in the service's log.
+LISTENING = re.compile(r"[Rr]unning on http://127\.0\.0\.1:(\d+)")
 
 
 def service_environment(instance_id: str, **env: str) -> dict[str, str]:
@@ -126,13 +142,12 @@ async def new_user(http: httpx.AsyncClient, prefix: str) -> tuple[str, str]:
 
 
 def start_service(instance_id: str, log_dir: Path, **env: str) -> ServiceProcess:
-    """Starts `memory-service serve` on a free port with the given extra environment (the app
-    runs in that very process, so killing the process kills the instance)."""
-    port = free_port()
+    """Starts `memory-service serve` on a port the OS picks with the given extra environment
+    (the app runs in that very process, so killing the process kills the instance)."""
     log_path = log_dir / f"{instance_id}.log"
     with log_path.open("wb") as log:
         process = subprocess.Popen(
-            [*COMMAND, "serve", "--port", str(port)],
+            [*COMMAND, "serve", "--port", "0"],
             cwd=REPO,
             env=service_environment(instance_id, **env),
             stdout=log,
@@ -140,7 +155,7 @@ def start_service(instance_id: str, log_dir: Path, **env: str) -> ServiceProcess
             start_new_session=True,
             preexec_fn=_die_with_parent,
         )
-    return ServiceProcess(instance_id, port, process, log_path)
+    return ServiceProcess(instance_id, process, log_path)
 
 
 @contextlib.asynccontextmanager
