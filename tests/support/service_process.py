@@ -52,7 +52,8 @@ class ServiceProcess:
         return "\n".join(text.splitlines()[-lines:])
 
     async def wait_ready(self, timeout_s: float) -> None:
-        """Waits for GET /health/instance to answer 200 (the app has started serving)."""
+        """Waits for the log to name the port the process listens on, then for
+        GET /health/instance to answer 200 there (the app has started serving)."""
 
         def exited() -> str | None:
             if self.process.poll() is None:
@@ -67,9 +68,7 @@ class ServiceProcess:
             return int(found[1]) if found else None
 
         try:
-            self.port = await wait_for(
-                f"{self.instance_id} to listen", listening, timeout_s, self.log_tail
-            )
+            self.port = await wait_for(f"{self.instance_id} to listen", listening, timeout_s)
             await wait_until_ready(self.base_url, timeout_s, exited)
         except AssertionError as error:
             raise AssertionError(f"{error}\n{self.log_tail()}") from error
