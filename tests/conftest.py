@@ -207,11 +207,14 @@ async def other_user(client: TestClientProtocol) -> User:
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """The modules marked `slow(minutes)` first, the slowest first, so that pytest-xdist hands
-    them out first, to different workers, and the run does not end waiting for one of them
-    (a stable sort: the order of the others stays)."""
+    them out first, to different workers, and the run does not end waiting for one of them;
+    the modules marked `drops_plans` last, so that few statements run after them on their
+    worker's database and have Neo4j plan them again (a stable sort: the order of the others
+    stays)."""
 
-    def minutes(item: pytest.Item) -> float:
+    def order(item: pytest.Item) -> tuple[bool, float]:
         slow = item.get_closest_marker("slow")
-        return -float(slow.args[0]) if slow is not None else 0.0
+        minutes = float(slow.args[0]) if slow is not None else 0.0
+        return item.get_closest_marker("drops_plans") is not None, -minutes
 
-    items.sort(key=minutes)
+    items.sort(key=order)

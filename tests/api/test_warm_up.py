@@ -9,6 +9,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
+import pytest
 import pytest_asyncio
 from neo4j import AsyncDriver
 from quart import Quart
@@ -22,6 +23,8 @@ from tests.support.entities import CHAIN, QUESTION, UNKNOWN_QUESTION, UNNAMED_QU
 from tests.support.memories import explained, store, store_batch, stored_ids
 from tests.support.neo4j_direct import query
 from tests.support.query_plans import Plan, hot, made_elsewhere, plans_used, statements
+
+pytestmark = pytest.mark.drops_plans
 
 
 @dataclass

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from neo4j import AsyncDriver
 from quart.typing import TestClientProtocol
 
@@ -10,6 +11,8 @@ from app.migrations import discover
 from tests.conftest import create_user
 from tests.support.memories import contents, fulltext, store_batch
 from tests.support.neo4j_direct import query
+
+pytestmark = pytest.mark.drops_plans
 
 PAYMENT = "我们决定支付服务使用PostgreSQL数据库"
 APART = "支持多种付款方式"  # 支 and 付, but never side by side

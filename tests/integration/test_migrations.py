@@ -26,6 +26,8 @@ from app.registry import Registry
 from tests.conftest import NEO4J_URI
 from tests.support.neo4j_direct import query
 
+pytestmark = pytest.mark.drops_plans
+
 TEST_VERSIONS = [9001, 9002]
 
 

@@ -12,6 +12,8 @@ from tests.conftest import User
 from tests.support.memories import store_batch
 from tests.support.neo4j_direct import query
 
+pytestmark = pytest.mark.drops_plans
+
 
 class Interrupted(Exception):
     pass
