@@ -19,7 +19,7 @@ pytestmark = pytest.mark.slow(1)
 @pytest.mark.parametrize("server", ["hypercorn", "uvicorn"])
 async def test_serve_then_create_a_key_and_use_it(tmp_path: Path, server: str) -> None:
     async with running_service(
-        "cli-serve", tmp_path, SCHEDULER_ENABLED="false", SERVER=server
+        "cli-serve", tmp_path, forked=False, SCHEDULER_ENABLED="false", SERVER=server
     ) as service:
         environment = service_environment("cli-serve", MEMORY_SERVICE_URL=service.base_url)
         issued = await asyncio.create_subprocess_exec(

@@ -4,7 +4,6 @@ instances against one Neo4j, a real server, or a clean stop."""
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import os
 import re
 import signal
@@ -18,22 +17,15 @@ from pathlib import Path
 import httpx
 
 from tests.conftest import MASTER, MASTER_KEY, NEO4J_URI, PATIENT_S, STARTUP_TIMEOUT_S
+from tests.support.forked_service import ForkedProcess, die_with_parent, fork_service
 from tests.support.machine import REPO
 from tests.support.waiting import wait_for
-
-PR_SET_PDEATHSIG = 1
-
-
-def _die_with_parent() -> None:
-    # Linux: the service is killed if the test process dies without cleaning up.
-    with contextlib.suppress(OSError, AttributeError):
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
 
 
 @dataclass
 class ServiceProcess:
     instance_id: str
-    process: subprocess.Popen[bytes]
+    process: subprocess.Popen[bytes] | ForkedProcess
     log_path: Path
     # The port the OS gave it (`serve --port 0`), known once its log names it (`wait_ready`): a
     # port picked free here could be taken by another worker's server before this one binds it.
@@ -140,30 +132,40 @@ async def new_user(http: httpx.AsyncClient, prefix: str) -> tuple[str, str]:
     return user_id, raw_key
 
 
-def start_service(instance_id: str, log_dir: Path, **env: str) -> ServiceProcess:
+def start_service(
+    instance_id: str, log_dir: Path, *, forked: bool = True, **env: str
+) -> ServiceProcess:
     """Starts `memory-service serve` on a port the OS picks with the given extra environment
-    (the app runs in that very process, so killing the process kills the instance)."""
+    (the app runs in that very process, so killing the process kills the instance): forked from
+    a process that has imported the service (tests/support/forked_service.py), or, `forked`
+    False, as the shell runs the command."""
     log_path = log_dir / f"{instance_id}.log"
+    argv = ["serve", "--port", "0"]
+    environment = service_environment(instance_id, **env)
+    if forked:
+        return ServiceProcess(
+            instance_id, fork_service(argv, environment, log_path, REPO), log_path
+        )
     with log_path.open("wb") as log:
         process = subprocess.Popen(
-            [*COMMAND, "serve", "--port", "0"],
+            [*COMMAND, *argv],
             cwd=REPO,
-            env=service_environment(instance_id, **env),
+            env=environment,
             stdout=log,
             stderr=subprocess.STDOUT,
             start_new_session=True,
-            preexec_fn=_die_with_parent,
+            preexec_fn=die_with_parent,
         )
     return ServiceProcess(instance_id, process, log_path)
 
 
 @contextlib.asynccontextmanager
 async def running_service(
-    instance_id: str, log_dir: Path, **env: str
+    instance_id: str, log_dir: Path, *, forked: bool = True, **env: str
 ) -> AsyncIterator[ServiceProcess]:
     """A service process started and ready for the block, killed when the block is done (a
     clean stop the block makes itself, with `terminate`, comes first)."""
-    service = start_service(instance_id, log_dir, **env)
+    service = start_service(instance_id, log_dir, forked=forked, **env)
     try:
         await service.wait_ready(STARTUP_TIMEOUT_S)
         yield service
