@@ -3,8 +3,8 @@ libraries (the standard library's forkserver), for the tests that start `memory-
 without testing the command line itself.
 
 Importing torch, sentence-transformers and the HTTP layer is 9 s of the 11 to 13 s of CPU a
-service process spends until it is ready, and the suite starts about ten of them: each worker
-now imports them once, in its forkserver. The forkserver imports and starts nothing else, and
+service process spends until it is ready, and the suite starts about ten of them: a worker
+imports them once, in its forkserver. The forkserver imports and starts nothing else, and
 each child makes its own session, log and environment before it runs the command's `main`, as
 the shell gives `memory-service serve` (its app, model and warm-up are its own). This module
 imports nothing of the tests: a child imports it to find its entry point."""
@@ -21,9 +21,10 @@ from multiprocessing.process import BaseProcess
 from pathlib import Path
 
 PR_SET_PDEATHSIG = 1
-# What the forkserver imports before it forks: the composition root, which imports the HTTP
-# layer and the model's libraries, the servers, and the command line.
-PRELOAD = ["app.composition", "app.server", "app.cli"]
+# What the forkserver imports before it forks: the composition root (which imports the HTTP
+# layer, and sets the model's environment before torch loads), the servers, the command line,
+# and the model's libraries, which the service imports when it builds its embedder.
+PRELOAD = ["app.composition", "app.server", "app.cli", "sentence_transformers"]
 _FORKSERVER = multiprocessing.get_context("forkserver")
 _FORKSERVER.set_forkserver_preload(PRELOAD)
 
