@@ -4,8 +4,9 @@
 # started here while ruff and mypy run (mypy keeps one core busy, the servers take the other):
 # the first worker's is var/test-neo4j-PORT (Bolt TEST_NEO4J_BOLT_PORT=27687, HTTP
 # TEST_NEO4J_HTTP_PORT=27474), every other worker's var/test-workers/gwN on free ports, named to
-# it by TEST_NEO4J_GWN="BOLT HTTP DIR" (tests/conftest.py). Each has the service's migrations
-# applied and its start-up statements planned before pytest starts. All are stopped and removed
+# it by TEST_NEO4J_GWN="BOLT HTTP DIR" (tests/conftest.py), and the fault tests' own
+# (TEST_NEO4J_FAULTS, var/test-workers/faults). Each has the service's migrations applied and
+# its start-up statements planned before pytest starts. All are stopped and removed
 # afterwards, whatever happens. Extra arguments go to pytest. See docs/testing.md.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -46,15 +47,24 @@ prepare() {
 }
 NEO4J_HEAP=${NEO4J_HEAP:-1g} prepare "$dir" "$bolt" "$http" &
 starting+=($!)
-n=1
-while read -r worker_bolt worker_http; do
+# Free ports, two per server: the other workers', then the fault tests'.
+mapfile -t ports < <(.venv/bin/python -m tests.support.machine "$((2 * (workers > 1 ? workers : 1)))")
+for ((n = 1; n < ${#ports[@]}; n++)); do
+  read -r worker_bolt worker_http <<< "${ports[n - 1]}"
   worker_dir="$root/var/test-workers/gw$n"
   export "TEST_NEO4J_GW$n=$worker_bolt $worker_http $worker_dir"
   NEO4J_HEAP=${NEO4J_HEAP:-768m} NEO4J_PAGECACHE=256m \
     prepare "$worker_dir" "$worker_bolt" "$worker_http" &
   starting+=($!)
-  n=$((n + 1))
-done < <(.venv/bin/python -m tests.support.machine "$((2 * (workers > 1 ? workers - 1 : 0)))")
+done
+# The fault tests' own server (tests/integration/test_faults.py, which stops, kills and starts
+# it), prepared here too, with Neo4j's defaults and the heap that module gives it: its start,
+# migrations and plans then cost the mypy phase, not the longest module's setup.
+read -r faults_bolt faults_http <<< "${ports[-1]}"
+export TEST_NEO4J_FAULTS="$faults_bolt $faults_http $root/var/test-workers/faults"
+NEO4J_CONF_EXTRA="" NEO4J_HEAP=512m NEO4J_PAGECACHE=256m \
+  prepare "$root/var/test-workers/faults" "$faults_bolt" "$faults_http" &
+starting+=($!)
 
 .venv/bin/ruff check app tests bench scripts
 .venv/bin/ruff format --check app tests bench scripts

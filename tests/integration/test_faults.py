@@ -22,6 +22,7 @@ waits for the events it needs, with generous timeouts as guards.
 from __future__ import annotations
 
 import asyncio
+import os
 import uuid
 from collections import Counter
 from collections.abc import AsyncIterator, Callable, Iterator
@@ -127,16 +128,28 @@ def redis(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RedisServer | No
         yield server
 
 
+def _module_server(tmp_path_factory: pytest.TempPathFactory) -> Neo4jServer:
+    """The module's Neo4j, with Neo4j's defaults: the one scripts/test.sh started, migrated and
+    had plan the start-up statements while mypy ran (TEST_NEO4J_FAULTS="BOLT HTTP DIR"), or a
+    new one on free ports."""
+    prepared = os.environ.get("TEST_NEO4J_FAULTS")
+    if prepared:
+        bolt, http, directory = prepared.split(" ", 2)
+        return Neo4jServer(Path(directory), int(bolt), int(http), settings="")
+    return Neo4jServer.on_free_ports(tmp_path_factory.mktemp("faults-neo4j"), settings="")
+
+
 @pytest_asyncio.fixture(scope="module", loop_scope="session")
 async def deployment(
     redis: RedisServer | None, tmp_path_factory: pytest.TempPathFactory
 ) -> AsyncIterator[Deployment]:
-    neo4j = Neo4jServer.on_free_ports(tmp_path_factory.mktemp("faults-neo4j"), settings="")
+    neo4j = _module_server(tmp_path_factory)
     forwarder = TcpForwarder("127.0.0.1", neo4j.bolt_port)
     await forwarder.start()
     setup = Deployment(neo4j, forwarder, redis, tmp_path_factory.mktemp("faults-logs"))
     try:
-        # The service loads its model while Neo4j starts (it waits up to 60 s for the database).
+        # The service loads its model while Neo4j starts, unless scripts/test.sh started it (the
+        # service waits up to 60 s for the database).
         starting = asyncio.create_task(asyncio.to_thread(neo4j.start))
         setup.service = setup.launch_service()
         await starting
