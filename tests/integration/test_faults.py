@@ -53,9 +53,9 @@ CLIENTS = 4
 # write after the driver's retries, NEO4J_RETRY_S below), and one sent while Neo4j starts again
 # may wait for the new server to come up and answer its cold first queries; a test waits for
 # readiness and stores after the database is back, and for a service to start.
-REQUEST_GUARD_S = 120.0
-RECOVERY_GUARD_S = 120.0
-SERVICE_START_S = 120.0
+REQUEST_GUARD_S = 300.0
+RECOVERY_GUARD_S = 300.0
+SERVICE_START_S = 300.0
 TEMPLATE = "Alice Zhang moved the Orion rollout to Tuesday, note {client}-{n} of run {run}"
 MENTIONED = ["alice zhang", "orion"]  # the entities every stored note links to
 # A write retried for 1 s (5 s by default) gives the same 503 sooner; the service looks for a

@@ -36,7 +36,7 @@ FLAGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
-ACTION_GUARD_MS = 120_000
+ACTION_GUARD_MS = 300_000
 expect.set_options(timeout=ACTION_GUARD_MS)  # its assertions' guard (5 s by default) too
 # Schemes that name no host: inline data and the page's own objects.
 HOSTLESS_SCHEMES = {"data", "blob", "about"}
