@@ -17,7 +17,6 @@ import threading
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -54,10 +53,9 @@ def _own_database() -> Neo4jServer | None:
     it, for this process and the service processes it starts."""
     if WORKER is None or WORKER == "gw0":
         return None
-    prepared = os.environ.get(f"TEST_NEO4J_{WORKER.upper()}")
-    if prepared:  # started, and removed at the end, by scripts/test.sh
-        bolt, http, directory = prepared.split(" ", 2)
-        _name_database(Neo4jServer(Path(directory), int(bolt), int(http)))
+    prepared = Neo4jServer.prepared(f"TEST_NEO4J_{WORKER.upper()}")
+    if prepared is not None:  # started, and removed at the end, by scripts/test.sh
+        _name_database(prepared)
         return None
     server = Neo4jServer.on_free_ports(REPO / "var" / "test-workers" / WORKER)
     server.remove()  # what a run that was killed may have left there

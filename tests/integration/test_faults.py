@@ -22,7 +22,6 @@ waits for the events it needs, with generous timeouts as guards.
 from __future__ import annotations
 
 import asyncio
-import os
 import uuid
 from collections import Counter
 from collections.abc import AsyncIterator, Callable, Iterator
@@ -132,10 +131,9 @@ def _module_server(tmp_path_factory: pytest.TempPathFactory) -> Neo4jServer:
     """The module's Neo4j, with Neo4j's defaults: the one scripts/test.sh started, migrated and
     had plan the start-up statements while mypy ran (TEST_NEO4J_FAULTS="BOLT HTTP DIR"), or a
     new one on free ports."""
-    prepared = os.environ.get("TEST_NEO4J_FAULTS")
-    if prepared:
-        bolt, http, directory = prepared.split(" ", 2)
-        return Neo4jServer(Path(directory), int(bolt), int(http), settings="")
+    prepared = Neo4jServer.prepared("TEST_NEO4J_FAULTS", settings="")
+    if prepared is not None:
+        return prepared
     return Neo4jServer.on_free_ports(tmp_path_factory.mktemp("faults-neo4j"), settings="")
 
 

@@ -69,7 +69,7 @@ class ForkedProcess:
         return self._process.exitcode
 
     def poll(self) -> int | None:
-        return self._process.exitcode
+        return self.returncode
 
     def wait(self, timeout: float) -> int:
         self._process.join(timeout)

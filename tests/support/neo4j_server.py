@@ -40,6 +40,16 @@ class Neo4jServer:
             http = free_port()
         return cls(directory, bolt, http, settings=settings)
 
+    @classmethod
+    def prepared(cls, variable: str, settings: str | None = None) -> Neo4jServer | None:
+        """The server scripts/test.sh started and named in `variable` ("BOLT HTTP DIR"), or None
+        when it names none (run without the script)."""
+        named = os.environ.get(variable)
+        if not named:
+            return None
+        bolt, http, directory = named.split(" ", 2)
+        return cls(Path(directory), int(bolt), int(http), settings=settings)
+
     @property
     def uri(self) -> str:
         return f"bolt://127.0.0.1:{self.bolt_port}"
