@@ -36,7 +36,7 @@ from app.api.access import AccessLayer, name_routes
 from app.api.bodies import JsonRequest
 from app.api.openapi import BEARER, OpenApi
 from app.config import Settings
-from app.embedder import Embedder
+from app.embedding import Embedder
 from app.errors import Unavailable
 from app.graph import Graph
 from app.mcp.http import McpEndpoint
@@ -45,7 +45,7 @@ from app.migrations import apply as apply_migrations
 from app.migrations import ensure_vector_index
 from app.registry import Registry
 from app.scheduler import Scheduler
-from app.services import warm_up
+from app.services import reembed, warm_up
 from app.tasks import TaskWorker
 
 log = logging.getLogger(__name__)
@@ -136,7 +136,11 @@ def create_app(settings: Settings | None = None, embedder: Embedder | None = Non
     async def start() -> None:
         await _wait_for_database(registry.graph)
         await apply_migrations(registry.graph)
+        # An embeddings endpoint tells its dimension here; a model that is not the data's stops
+        # startup with what to do.
+        await registry.embedder.start()
         await ensure_vector_index(registry.graph, registry.embedder.dimensions)
+        await reembed.check_model(registry)
         watching = await warm_up.warm_and_watch(registry)
         if watching is not None:
             background.append(watching)

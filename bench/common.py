@@ -4,6 +4,7 @@ raw index queries, statistics and tables.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import importlib.util
 import logging
@@ -187,6 +188,25 @@ def settings(uri: str, **overrides: Any) -> Any:
         "instance_id": "bench",
     }
     return Settings(**(values | overrides))
+
+
+def embedder() -> Any:
+    """The configured embedder (EMBEDDING_MODEL and the other EMBEDDING_* variables, as the
+    service reads them; the default model when unset), not yet started."""
+    from app.embedding import embedder_for
+
+    return embedder_for(settings("bolt://unused"))
+
+
+def encode_now(embedder: Any, texts: list[str], role: str = "document") -> list[list[float]]:
+    """Blocking encode of texts with the embedder's model, as its backend does (no cache): the
+    raw encode figures' reference. An endpoint is asked directly over HTTP."""
+    from app.embedding import LocalBackend, Role
+
+    backend = embedder.backend
+    if isinstance(backend, LocalBackend):
+        return backend.embed_now(texts, Role(role))
+    return asyncio.run(backend.embed(texts, Role(role)))
 
 
 @contextlib.asynccontextmanager

@@ -443,10 +443,9 @@ def main() -> None:
         sys.exit(1 if errors else 0)
     assert not errors, "the graph set has errors:\n" + "\n".join(errors)
     common.log(summary(SCENARIOS))
-    from app.embedder import SentenceTransformerEmbedder
 
     common.log("loading the embedding model")
-    embedder = SentenceTransformerEmbedder()
+    embedder = common.embedder()
     with common.neo4j_database(heap="1g", pagecache="512m") as database:
         outcomes = asyncio.run(run(database.uri, embedder))
     report(outcomes)

@@ -436,10 +436,9 @@ def main() -> None:
         f"{len(conversations)} conversations, {sum(len(c.turns) for c in conversations)} turns, "
         f"{sum(len(c.questions) for c in conversations)} questions (categories 1-4)"
     )
-    from app.embedder import SentenceTransformerEmbedder
 
     common.log("loading the embedding model")
-    embedder = SentenceTransformerEmbedder()
+    embedder = common.embedder()
     with common.neo4j_database(heap="1g", pagecache="512m") as database:
         if args.reuse and database.owned:
             common.log("--reuse needs NEO4J_URI: a throwaway database keeps nothing")

@@ -36,7 +36,6 @@ from typing import Any
 import common
 from data.quality_set import STOPWORDS, STYLES, QualitySet, build
 
-from app.embedder import SentenceTransformerEmbedder
 from app.services.retrieval import pipeline, ranking
 from app.services.retrieval.config import DEFAULT, Fusion
 from app.services.retrieval.query_text import LUCENE_STOP_WORDS, content_words, coverage, words
@@ -191,7 +190,7 @@ def score(scores: Scores, name: str, style: str, ranked: list[str], relevant: se
     return pair[1]
 
 
-async def run(uri: str, embedder: SentenceTransformerEmbedder, dataset: QualitySet) -> None:
+async def run(uri: str, embedder: Any, dataset: QualitySet) -> None:
     run_id = uuid.uuid4().hex[:8]
     users = {world: f"bench-quality-{world}-{run_id}" for world in dataset.worlds}
     db = common.driver(uri)
@@ -207,7 +206,7 @@ async def run(uri: str, embedder: SentenceTransformerEmbedder, dataset: QualityS
         for query in dataset.queries:
             user_id = users[query.world]
             relevant = {ids[key] for key in query.relevant}
-            [vector] = embedder.encode_now([query.text])
+            [vector] = common.encode_now(embedder, [query.text], "query")
             lucene = pipeline.lucene_query(query.text, user_id, "main")
             ranked = {
                 "vector": [i for i, _ in common.raw_vector(db, user_id, vector, TOP_K)],
@@ -331,7 +330,7 @@ def report(
 def main() -> None:
     dataset = build()
     common.log("loading the embedding model")
-    embedder = SentenceTransformerEmbedder()
+    embedder = common.embedder()
     with common.neo4j_database(heap="2g", pagecache="1g") as database:
         asyncio.run(run(database.uri, embedder, dataset))
 

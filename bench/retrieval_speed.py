@@ -40,7 +40,6 @@ import neo4j
 import numpy as np
 from data.corpus import memory_texts, queries
 
-from app.embedder import SentenceTransformerEmbedder
 from app.graph import Graph, packed_vector
 from app.services.ids import fingerprint, time_ordered_id
 from app.services.retrieval import pipeline
@@ -118,7 +117,7 @@ class Corpus:
     matrix: np.ndarray  # the user's embeddings, one normalised row per memory
 
 
-async def build(uri: str, embedder: SentenceTransformerEmbedder, run_id: str) -> Corpus:
+async def build(uri: str, embedder: Any, run_id: str) -> Corpus:
     """Writes the 100,000 memories; the measured user's through POST /v1/memories/batch."""
     db = common.driver(uri)
     try:
@@ -197,10 +196,10 @@ def recall(db: Any, corpus: Corpus, vectors: list[list[float]], k: int) -> float
     return found / (k * len(vectors))
 
 
-def floor_parts(db: Any, embedder: SentenceTransformerEmbedder, user_id: str, text: str) -> tuple:
+def floor_parts(db: Any, embedder: Any, user_id: str, text: str) -> tuple:
     """Seconds of each floor component for one query: encode, raw vector, raw full-text."""
     began = time.perf_counter()
-    [vector] = embedder.encode_now([text])
+    [vector] = common.encode_now(embedder, [text], "query")
     encoded = time.perf_counter()
     common.raw_vector(db, user_id, vector, CANDIDATES)
     searched = time.perf_counter()
@@ -209,7 +208,7 @@ def floor_parts(db: Any, embedder: SentenceTransformerEmbedder, user_id: str, te
 
 
 async def interleaved(
-    base_url: str, db: Any, embedder: SentenceTransformerEmbedder, user_id: str, texts: list[str]
+    base_url: str, db: Any, embedder: Any, user_id: str, texts: list[str]
 ) -> tuple[list[float], dict[str, list[float]]]:
     """Concurrency 1 and the floor in alternating blocks (BLOCK service requests, then the
     floor parts of the same queries), so that both see the same background load while neither
@@ -272,12 +271,10 @@ def first_stage(user_id: str, vector: Sequence[float], text: str) -> dict[str, A
     return pipeline.first_stage_params(scope, MemoryFilter(), packed_vector(vector), text, TOP_K)
 
 
-async def candidates_ms(
-    uri: str, embedder: SentenceTransformerEmbedder, user_id: str, texts: list[str]
-) -> list[float]:
+async def candidates_ms(uri: str, embedder: Any, user_id: str, texts: list[str]) -> list[float]:
     """Seconds of the service's own first stage (its two halves at once through the app's Graph,
     rows converted and merged as the service does), from this process."""
-    vectors = embedder.encode_now(texts)
+    vectors = common.encode_now(embedder, texts, "query")
     graph = Graph.connect(uri, "", "", "neo4j")
     times = []
     try:
@@ -297,7 +294,7 @@ SLIM = (
 
 
 async def alternatives(
-    uri: str, embedder: SentenceTransformerEmbedder, user_id: str, texts: list[str]
+    uri: str, embedder: Any, user_id: str, texts: list[str]
 ) -> dict[str, list[float]]:
     """Seconds of two cheaper first stages, prototyped from this process (not the service):
 
@@ -318,7 +315,7 @@ async def alternatives(
     try:
         for text in texts:
             lucene = pipeline.lucene_query(text, user_id, "main")
-            [vector] = embedder.encode_now([text + " (slim)"])
+            [vector] = common.encode_now(embedder, [text + " (slim)"], "query")
             for name, statement in (("full", query), ("slim", slim_query)):
                 if name == "slim" and slim_query == query:
                     continue  # the service's query changed shape: no slim variant to try
@@ -328,7 +325,7 @@ async def alternatives(
                 )
                 out[name].append(time.perf_counter() - began)
             began = time.perf_counter()
-            encoding = loop.run_in_executor(None, embedder.encode_now, [text])
+            encoding = loop.run_in_executor(None, common.encode_now, embedder, [text], "query")
             lexical = driver.execute_query(
                 common.FULLTEXT_QUERY,
                 user_id=user_id,
@@ -398,7 +395,7 @@ def main() -> None:
     run_id = uuid.uuid4().hex[:8]
     started = time.perf_counter()
     common.log("loading the embedding model")
-    embedder = SentenceTransformerEmbedder()
+    embedder = common.embedder()
     sizes = [WARMUP, C1_QUERIES, C8_QUERIES, EXPLAIN_QUERIES, WARMUP, ONE_THREAD_QUERIES]
     pool = iter(queries(sum(sizes) + ONE_THREAD_QUERIES))
     warm, c1, c8, explain_set, warm_one, one_c1, one_c8 = (
@@ -429,7 +426,7 @@ def main() -> None:
             variants=[],
         )
         common.log(f"vector index: {figures.index_options}")
-        vectors = embedder.encode_now(c1)
+        vectors = common.encode_now(embedder, c1, "query")
         figures.recall_10 = recall(db, corpus, vectors, 10)
         figures.recall_20 = recall(db, corpus, vectors, CANDIDATES)
         with common.service_process(database.uri) as service:

@@ -740,10 +740,9 @@ def main() -> None:
     if os.environ.pop("LLM_API_KEY", None):
         common.log("LLM_API_KEY ignored: scenarios run without an LLM")
     common.log(summary(scenarios))
-    from app.embedder import SentenceTransformerEmbedder
 
     common.log("loading the embedding model")
-    embedder = SentenceTransformerEmbedder()
+    embedder = common.embedder()
     with common.neo4j_database(heap="1g", pagecache="512m") as database:
         assertions = asyncio.run(run(database.uri, embedder, scenarios, args.skip_maturation))
     report(scenarios, assertions, args.skip_maturation)

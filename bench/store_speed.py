@@ -11,7 +11,7 @@ against a throwaway Neo4j and measures:
 - store, in memories per second: one at a time (1 client, the single stores above), and with
   STORE_CLIENTS concurrent clients;
 - batch store: POST /v1/memories/batch with 100 memories a call, with 1 and 2 clients;
-- raw encode: SentenceTransformerEmbedder.encode_now on batches of 100 of the same texts, one
+- raw encode: the embedding backend's encode on batches of 100 of the same texts, one
   calling thread in this process (torch's default intra-op threads, as in the service, which
   loads its own copy of the model and is idle meanwhile).
 
@@ -47,7 +47,7 @@ import httpx
 from data.corpus import memory_texts
 
 from app.api.encoding import to_json
-from app.embedder import SentenceTransformerEmbedder
+from app.embedding import Embedder
 from app.graph import Graph, Row, Tx, packed_vector
 from app.models.memories import NewMemory, StoreBatch, StoreMemory
 from app.ratelimit import RateLimiter
@@ -115,7 +115,7 @@ async def store_run(
 
 
 async def single_store_run(
-    http: httpx.AsyncClient, embedder: SentenceTransformerEmbedder, texts: Texts, user_id: str
+    http: httpx.AsyncClient, embedder: Any, texts: Texts, user_id: str
 ) -> tuple[list[float], list[float]]:
     """Seconds of each POST /v1/memories (1 client) and of encode_now of one text here.
 
@@ -133,7 +133,7 @@ async def single_store_run(
             assert response.status_code == 201, response.text
         for text in chunk:
             began = time.perf_counter()
-            embedder.encode_now([text])
+            common.encode_now(embedder, [text])
             encoded.append(time.perf_counter() - began)
     return stored, encoded
 
@@ -157,12 +157,12 @@ async def batch_run(
     return await clients(n_clients, work)
 
 
-def raw_encode(embedder: SentenceTransformerEmbedder, texts: list[str]) -> tuple[float, list]:
+def raw_encode(embedder: Any, texts: list[str]) -> tuple[float, list]:
     """Texts per second of encode_now on batches of 100, and each batch's seconds."""
     times = []
     for start in range(0, len(texts), BATCH):
         began = time.perf_counter()
-        embedder.encode_now(texts[start : start + BATCH])
+        common.encode_now(embedder, texts[start : start + BATCH])
         times.append(time.perf_counter() - began)
     return len(texts) / sum(times), times
 
@@ -175,7 +175,7 @@ class BenchCaller:
     active_branch: str = "main"
 
 
-class InstantEmbedder:
+class InstantBackend:
     """Hands back vectors computed beforehand, so store_batch's own time excludes encoding."""
 
     def __init__(self, dimensions: int) -> None:
@@ -183,12 +183,15 @@ class InstantEmbedder:
         self.model_id = f"instant:{dimensions}"
         self.vectors: list[list[float]] = []
 
-    async def encode(self, texts: list[str]) -> list[list[float]]:
+    async def start(self) -> None:
+        return None
+
+    async def embed(self, texts: list[str], role: Any) -> list[list[float]]:
         assert len(texts) == len(self.vectors)
         return self.vectors
 
-    async def encode_query(self, text: str) -> list[float]:
-        raise NotImplementedError
+    async def close(self) -> None:
+        return None
 
 
 def pack_seconds(vectors: list[list[float]]) -> list[float]:
@@ -216,9 +219,7 @@ def pack_seconds(vectors: list[list[float]]) -> list[float]:
     return times
 
 
-async def neo4j_write(
-    uri: str, embedder: SentenceTransformerEmbedder, texts: Texts, run_id: str
-) -> dict[str, list[float]]:
+async def neo4j_write(uri: str, embedder: Any, texts: Texts, run_id: str) -> dict[str, list[float]]:
     """Seconds of the service's code for a batch of 100, minus encoding and HTTP.
 
     `store_batch`: app.services.memories.store_batch with precomputed vectors (scope, props,
@@ -227,12 +228,12 @@ async def neo4j_write(
     (the difference is what sending, storing and indexing the embeddings costs).
     """
     graph = Graph.connect(uri, "", "", "neo4j")
-    instant = InstantEmbedder(embedder.dimensions)
+    instant = InstantBackend(embedder.dimensions)
     registry = instant_registry(uri, graph, instant)
     timings: dict[str, list[float]] = defaultdict(list)
     try:
         # Vectors need not belong to their texts for timing: encode one batch, reuse it.
-        vectors = embedder.encode_now(texts.take(BATCH))
+        vectors = common.encode_now(embedder, texts.take(BATCH))
         instant.vectors = vectors
         for n in range(PROFILE_BATCHES):
             chunk = texts.take(BATCH)
@@ -323,12 +324,13 @@ class TimedGraph(Graph):
         return done
 
 
-def instant_registry(uri: str, graph: Graph, instant: InstantEmbedder) -> Registry:
-    """The service's use cases over `graph`, with embeddings computed beforehand."""
+def instant_registry(uri: str, graph: Graph, instant: InstantBackend) -> Registry:
+    """The service's use cases over `graph`, with embeddings computed beforehand (no cache: the
+    same texts may come with other vectors)."""
     return Registry(
         settings=common.settings(uri),
         graph=graph,
-        embedder=instant,
+        embedder=Embedder(instant, cache_size=0),
         limiter=RateLimiter(enabled=False),
         instance_id="bench-store",
     )
@@ -348,7 +350,7 @@ async def warm_database(uri: str, texts: list[str], dimensions: int, run_id: str
     Random vectors: nothing to encode.
     """
     graph = Graph.connect(uri, "", "", "neo4j")
-    instant = InstantEmbedder(dimensions)
+    instant = InstantBackend(dimensions)
     registry = instant_registry(uri, graph, instant)
     rng = random.Random(7)
     caller = BenchCaller(f"bench-warm-{run_id}")
@@ -362,7 +364,7 @@ async def warm_database(uri: str, texts: list[str], dimensions: int, run_id: str
 
 
 async def single_write(
-    uri: str, embedder: SentenceTransformerEmbedder, texts: Texts, run_id: str
+    uri: str, embedder: Any, texts: Texts, run_id: str
 ) -> dict[str, list[float]]:
     """Seconds of the database work of one store, part by part, from this process.
 
@@ -374,7 +376,7 @@ async def single_write(
     transaction log write and its fsync alone).
     """
     graph = TimedGraph.connect(uri, "", "", "neo4j")
-    instant = InstantEmbedder(embedder.dimensions)
+    instant = InstantBackend(embedder.dimensions)
     registry = instant_registry(uri, graph, instant)
     timings: dict[str, list[float]] = defaultdict(list)
     user_id = f"bench-single-profile-{run_id}"
@@ -385,7 +387,7 @@ async def single_write(
             began = time.perf_counter()
             await graph.read("users/state", user_id=user_id)
             timings["auth"].append(time.perf_counter() - began)
-            instant.vectors = embedder.encode_now([text])
+            instant.vectors = common.encode_now(embedder, [text])
             variant = ("full", "no_embedding", "open_only")[n % 3]
             if variant == "full":
                 await memories.store(registry, caller, StoreMemory(content=text))
@@ -406,9 +408,7 @@ async def single_write(
     return timings
 
 
-async def measure(
-    uri: str, embedder: SentenceTransformerEmbedder, service: common.Service, single_only: bool
-) -> None:
+async def measure(uri: str, embedder: Any, service: common.Service, single_only: bool) -> None:
     run_id = uuid.uuid4().hex[:8]
     needed = (
         20
@@ -471,7 +471,7 @@ async def measure(
                 assert response.status_code == 201, response.text
             for chunk in chunks:
                 began = time.perf_counter()
-                embedder.encode_now(chunk)
+                common.encode_now(embedder, chunk)
                 paired.append(time.perf_counter() - began)
         n = BATCH * BATCH_CALLS_1
         rows.append(["batch of 100, 1 client", n, sum(lat), n / sum(lat), lat])
@@ -692,7 +692,7 @@ def report_single(
 def main() -> None:
     single_only = os.environ.get("BENCH_SINGLE_ONLY") == "1"
     common.log("loading the embedding model")
-    embedder = SentenceTransformerEmbedder()
+    embedder = common.embedder()
     with common.neo4j_database() as database, common.service_process(database.uri) as service:
         asyncio.run(measure(database.uri, embedder, service, single_only))
 

@@ -26,7 +26,6 @@ from typing import Any
 import common
 import numpy as np
 
-from app.embedder import SentenceTransformerEmbedder
 from app.services.retrieval.config import DEFAULT
 
 USERS_MEMORIES = 10_000
@@ -92,7 +91,7 @@ def memories() -> list[dict[str, Any]]:
 
 
 async def main() -> None:
-    embedder = SentenceTransformerEmbedder()
+    embedder = common.embedder()
     items = memories()
     questions = [
         template.format(s=subject)
@@ -114,7 +113,7 @@ async def main() -> None:
                 stored.extend(await response.get_json())
             common.log(f"stored {len(stored)} memories in {time.perf_counter() - started:.0f} s")
             rare = [m for m in stored if m["memory_type"] == "procedural"]
-            rare_vectors = np.array(await embedder.encode([m["content"] for m in rare]))
+            rare_vectors = np.array(await embedder.encode_documents([m["content"] for m in rare]))
             service_recall, typed_recall, after_recall = [], [], []
             db = common.driver(database.uri)
             wanted = DEFAULT.candidates.wanted(TOP_K)

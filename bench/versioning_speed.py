@@ -45,7 +45,6 @@ from quart.testing.app import TestApp
 
 from app import create_app
 from app.api.context import EXTENSION
-from app.embedder import SentenceTransformerEmbedder
 from app.graph import load_queries
 from app.models.memories import CorrectById, DeleteQuery, RetrieveRequest
 from app.registry import Registry
@@ -338,7 +337,7 @@ def code_state() -> str:
 
 async def run(uri: str) -> None:
     log("loading the embedding model")
-    embedder = SentenceTransformerEmbedder()
+    embedder = common.embedder()
     app = create_app(
         common.settings(uri, instance_id="bench-versioning", safety_snapshots_kept=SAFETY_KEPT),
         embedder=embedder,

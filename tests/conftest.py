@@ -28,7 +28,7 @@ from quart.typing import TestClientProtocol
 
 from app import create_app
 from app.config import Settings
-from app.embedder import SentenceTransformerEmbedder
+from app.embedding import Embedder, embedder_for
 from app.graph import Graph
 from app.ratelimit import RateLimiter
 from app.registry import Registry
@@ -115,6 +115,7 @@ def make_settings(**overrides: Any) -> Settings:
         "task_worker_enabled": False,
         "warm_check_s": 3600.0,
         "graph_time_limit_s": PATIENT_S,
+        "embedding_timeout_s": PATIENT_S,
         "neo4j_retry_s": PATIENT_S,
         "instance_id": "test-instance",
     }
@@ -123,12 +124,13 @@ def make_settings(**overrides: Any) -> Settings:
 
 
 @pytest.fixture(scope="session")
-def embedder() -> SentenceTransformerEmbedder:
-    return SentenceTransformerEmbedder()
+def embedder() -> Embedder:
+    """The configured model (EMBEDDING_MODEL, the default when unset), loaded once."""
+    return embedder_for(make_settings())
 
 
 @pytest_asyncio.fixture(scope="session", loop_scope="session")
-async def app(embedder: SentenceTransformerEmbedder) -> AsyncIterator[Quart]:
+async def app(embedder: Embedder) -> AsyncIterator[Quart]:
     service = create_app(make_settings(), embedder=embedder)
     # A brand-new database takes a while to migrate on a small machine.
     async with TestApp(service, startup_timeout=STARTUP_TIMEOUT_S):
@@ -148,7 +150,7 @@ async def graph() -> AsyncIterator[Graph]:
 
 
 @pytest.fixture(scope="session")
-def registry(graph: Graph, embedder: SentenceTransformerEmbedder) -> Registry:
+def registry(graph: Graph, embedder: Embedder) -> Registry:
     """What use cases receive, around the shared gateway: for calling them without HTTP."""
     return Registry(
         settings=make_settings(),

@@ -142,7 +142,7 @@ async def _understand(
 ) -> tuple[list[list[float]], list[list[Mention]]]:
     """The embeddings of texts and the entities they mention. One after the other: on two
     cores, extraction beside the encode slows the encode by more than it takes."""
-    embeddings = await registry.embedder.encode(texts)
+    embeddings = await registry.embedder.encode_documents(texts)
     return embeddings, await linking.extract_all(texts)
 
 
@@ -167,7 +167,7 @@ async def _create(
     labels)."""
     texts = [item.content for item in items]
     embeddings: Sequence[list[float] | None] = (
-        await registry.embedder.encode(texts) if embed else [None] * len(items)
+        await registry.embedder.encode_documents(texts) if embed else [None] * len(items)
     )
     # After the encode, not beside it (see _understand).
     if entity_texts is None:

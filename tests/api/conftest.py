@@ -19,7 +19,7 @@ from quart.testing.app import TestApp
 
 from app import create_app
 from app.config import Settings
-from app.embedder import SentenceTransformerEmbedder
+from app.embedding import Embedder
 from app.server import serve
 from tests.conftest import PATIENT_S, STARTUP_TIMEOUT_S, make_settings
 from tests.support.browser import Browser, chromium
@@ -36,7 +36,7 @@ def fake_llm() -> Iterator[FakeLlm]:
 
 
 @pytest_asyncio.fixture(loop_scope="session", scope="module")
-async def llm_app(fake_llm: FakeLlm, embedder: SentenceTransformerEmbedder) -> AsyncIterator[Quart]:
+async def llm_app(fake_llm: FakeLlm, embedder: Embedder) -> AsyncIterator[Quart]:
     """An app whose LLM is the fake server (one per module that uses it)."""
     service = create_app(_with_llm(fake_llm, "llm"), embedder=embedder)
     async with TestApp(service, startup_timeout=STARTUP_TIMEOUT_S):
@@ -44,9 +44,7 @@ async def llm_app(fake_llm: FakeLlm, embedder: SentenceTransformerEmbedder) -> A
 
 
 @pytest_asyncio.fixture(loop_scope="session", scope="module")
-async def summarizing_app(
-    fake_llm: FakeLlm, embedder: SentenceTransformerEmbedder
-) -> AsyncIterator[Quart]:
+async def summarizing_app(fake_llm: FakeLlm, embedder: Embedder) -> AsyncIterator[Quart]:
     """An app whose LLM is the fake server and whose task worker runs the summaries' tasks."""
     settings = _with_llm(fake_llm, "summarizing", task_worker_enabled=True)
     service = create_app(settings, embedder=embedder)
@@ -66,7 +64,7 @@ def _with_llm(fake_llm: FakeLlm, instance_id: str, **overrides: Any) -> Settings
 
 
 @pytest_asyncio.fixture(loop_scope="session", scope="module")
-async def served(fake_llm: FakeLlm, embedder: SentenceTransformerEmbedder) -> AsyncIterator[str]:
+async def served(fake_llm: FakeLlm, embedder: Embedder) -> AsyncIterator[str]:
     """The base URL of the service (LLM: the fake server) served on loopback by the service's
     own server, in this event loop, until the module's tests are done."""
     settings = _with_llm(fake_llm, "served", task_worker_enabled=True)  # runs MCP's summaries
@@ -75,14 +73,14 @@ async def served(fake_llm: FakeLlm, embedder: SentenceTransformerEmbedder) -> As
 
 
 @pytest_asyncio.fixture(loop_scope="session", scope="module")
-async def served_without_llm(embedder: SentenceTransformerEmbedder) -> AsyncIterator[str]:
+async def served_without_llm(embedder: Embedder) -> AsyncIterator[str]:
     """As `served`, with no LLM configured."""
     async with _serving(make_settings(instance_id="served-without-llm"), embedder) as address:
         yield address
 
 
 @contextlib.asynccontextmanager
-async def _serving(settings: Settings, embedder: SentenceTransformerEmbedder) -> AsyncIterator[str]:
+async def _serving(settings: Settings, embedder: Embedder) -> AsyncIterator[str]:
     port = free_port()
     stop = asyncio.Event()
     app = create_app(settings, embedder=embedder)

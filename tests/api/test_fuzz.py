@@ -25,7 +25,7 @@ from schemathesis.specs.openapi.checks import (
 from app import create_app
 from app.errors import NO_LLM
 from tests.conftest import MASTER, PATIENT_S, STARTUP_TIMEOUT_S, User, make_settings
-from tests.support.embedders import NoEmbedder
+from tests.support.embedders import no_embedder
 from tests.support.http import bearer
 from tests.support.service_process import ServiceProcess, start_service
 
@@ -136,7 +136,7 @@ def _served_document() -> dict[str, Any]:
     Built at import because pytest parametrizes by operation at collection time (schemathesis's
     from_fixture loader, which would load it from the running service, fails on pytest 9.2).
     """
-    app = create_app(make_settings(), embedder=NoEmbedder())
+    app = create_app(make_settings(), embedder=no_embedder())
     document: dict[str, Any] = app.extensions["QUART_SCHEMA"].openapi_provider.schema()
     return document
 

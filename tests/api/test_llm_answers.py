@@ -22,7 +22,7 @@ from quart.testing.app import TestApp
 from quart.typing import TestClientProtocol
 
 from app import create_app
-from app.embedder import SentenceTransformerEmbedder
+from app.embedding import Embedder
 from app.errors import LLM_RETRY_AFTER_S
 from tests.conftest import STARTUP_TIMEOUT_S, User, create_user, make_settings
 from tests.support.entities import candidates, entity_counts, mentions
@@ -40,9 +40,7 @@ Ids = dict[str, str]
 
 
 @pytest_asyncio.fixture(loop_scope="session", scope="module")
-async def deadline_app(
-    fake_llm: FakeLlm, embedder: SentenceTransformerEmbedder
-) -> AsyncIterator[Quart]:
+async def deadline_app(fake_llm: FakeLlm, embedder: Embedder) -> AsyncIterator[Quart]:
     """An app whose LLM request has a TIMEOUT_S deadline with one retry in it, and whose worker
     looks for tasks often."""
     settings = make_settings(

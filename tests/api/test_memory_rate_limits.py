@@ -9,7 +9,7 @@ from quart.testing.app import TestApp
 from quart.typing import TestClientProtocol
 
 from app import create_app
-from app.embedder import SentenceTransformerEmbedder
+from app.embedding import Embedder
 from tests.conftest import MASTER, STARTUP_TIMEOUT_S, create_user, make_settings
 from tests.support.http import error_detail
 from tests.support.machine import free_port
@@ -93,7 +93,7 @@ async def test_store_and_retrieve_windows_are_separate(client: TestClientProtoco
 
 
 async def test_an_unreachable_rate_limit_storage_answers_503_not_500(
-    embedder: SentenceTransformerEmbedder,
+    embedder: Embedder,
 ) -> None:
     # Nothing listens on the port: the Redis a deployment named is down.
     settings = make_settings(rate_limit_storage_uri=f"redis://127.0.0.1:{free_port()}/0")

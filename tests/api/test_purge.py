@@ -12,7 +12,7 @@ from quart.testing.app import TestApp
 from quart.typing import TestClientProtocol
 
 from app import create_app
-from app.embedder import SentenceTransformerEmbedder
+from app.embedding import Embedder
 from tests.conftest import STARTUP_TIMEOUT_S, User, create_user, make_settings
 from tests.support.http import error_detail
 from tests.support.memories import page_contents, page_items, store, store_batch, without_confidence
@@ -248,7 +248,7 @@ async def test_purge_rate_limit_is_30_per_minute(client: TestClientProtocol, use
 
 
 async def test_safety_snapshots_beyond_the_setting_are_pruned_oldest_first(
-    embedder: SentenceTransformerEmbedder,
+    embedder: Embedder,
 ) -> None:
     service = create_app(make_settings(safety_snapshots_kept=3, instance_id="keep3"), embedder)
     # A cold database can take longer than Quart's default 6 s to start an app.

@@ -11,7 +11,7 @@ from quart import Quart
 from quart.testing.app import TestApp
 
 from app import create_app
-from app.embedder import SentenceTransformerEmbedder
+from app.embedding import Embedder
 from app.errors import LLM_RETRY_AFTER_S
 from tests.conftest import STARTUP_TIMEOUT_S, create_user, make_settings
 from tests.support.fake_llm import FakeLlm
@@ -21,9 +21,7 @@ from tests.support.summaries import FULL, finished, session, summarize
 
 
 @pytest_asyncio.fixture(loop_scope="session")
-async def impatient_app(
-    fake_llm: FakeLlm, embedder: SentenceTransformerEmbedder
-) -> AsyncIterator[Quart]:
+async def impatient_app(fake_llm: FakeLlm, embedder: Embedder) -> AsyncIterator[Quart]:
     """An app that waits half a second for the LLM, retries included (one), and runs tasks."""
     settings = make_settings(
         llm_api_key="test",
@@ -60,7 +58,7 @@ async def test_an_llm_that_times_out_gives_a_failed_task_and_a_sync_503(
 
 
 @pytest_asyncio.fixture(loop_scope="session")
-async def unreachable_app(embedder: SentenceTransformerEmbedder) -> AsyncIterator[Quart]:
+async def unreachable_app(embedder: Embedder) -> AsyncIterator[Quart]:
     """An app whose LLM address has nothing listening."""
     settings = make_settings(
         llm_api_key="test",

