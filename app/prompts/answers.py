@@ -25,10 +25,12 @@ def dropped(info: ValidationInfo, count: int) -> None:
         info.context[DROPPED] += count
 
 
-def valid_items(item: Any, required: bool = False) -> Any:
+def valid_items(item: Any, required: bool = False, one_needed: bool = False) -> Any:
     """A validator that keeps the items of a list that are valid `item`s (a model or any type)
     and counts the others as dropped; anything but a list is no items, or an error when the
-    list is `required` (the answer is then unusable)."""
+    list is `required` (the answer is then unusable). With `one_needed`, a list that had items
+    and kept none is an error too: the item holding it is then left out itself (an answer about
+    a memory whose every entity is unusable says nothing usable about that memory)."""
     adapter: TypeAdapter[Any] = TypeAdapter(item)
 
     def keep(items: object, info: ValidationInfo) -> list[Any]:
@@ -46,6 +48,8 @@ def valid_items(item: Any, required: bool = False) -> Any:
                 dropped(info, 1)
                 continue
             dropped(info, inner[DROPPED])
+        if one_needed and items and not kept:
+            raise ValueError("no item is valid")
         return kept
 
     return BeforeValidator(keep)

@@ -35,8 +35,13 @@ class Relation(BaseModel):
 
 
 class MemoryAnswer(BaseModel):
+    """One memory's entities and relations. Entities that all are invalid make the item invalid:
+    the memory then stays unprocessed (an empty list is an answer: nothing to name)."""
+
     memory_id: str
-    entities: Annotated[list[NamedEntity], valid_items(NamedEntity)] = Field(default_factory=list)
+    entities: Annotated[list[NamedEntity], valid_items(NamedEntity, one_needed=True)] = Field(
+        default_factory=list
+    )
     relations: Annotated[list[Relation], valid_items(Relation)] = Field(default_factory=list)
 
 

@@ -21,6 +21,7 @@ from tests.support.entities import (
     entity_counts,
     entity_page,
     link_entities,
+    llm_mentions,
     mentions,
     relations,
 )
@@ -586,11 +587,7 @@ async def test_llm_extraction_links_entities_and_relations_of_the_memories_it_wa
     assert (entities["ledger"]["type"], entities["ledger"]["memory_count"]) == ("service", 1)
     assert entities["payroll run"]["memory_count"] == 1
     llm_links = {
-        memory_id: {
-            key
-            for key, link in (await mentions(neo4j_driver, owner.user_id, memory_id)).items()
-            if link["source"] == "llm"
-        }
+        memory_id: await llm_mentions(neo4j_driver, owner.user_id, memory_id)
         for memory_id in (ledger, payroll, cheese)
     }
     assert llm_links == {
@@ -644,6 +641,46 @@ async def test_memories_a_clean_answer_leaves_out_are_processed_those_an_unclean
     answer = await request_ok(client, "POST", "/v1/extract-entities", owner.headers, json={})
     assert (answer["processed"], answer["dropped"]) == (2, 0)
     assert await candidates(client, owner.headers) == []
+
+
+def _nameless(memory_id: str) -> dict[str, Any]:
+    """An answer about a memory whose every entity lacks its name (its relation then has no
+    ends either)."""
+    return {
+        "memory_id": memory_id,
+        "entities": [{"type": "person"}, {"type": "service"}],
+        "relations": [{"source": "Olga", "target": "payroll", "type": "owns"}],
+    }
+
+
+async def test_a_memory_whose_every_entity_lacks_its_name_stays_unprocessed(
+    llm_app: Quart, llm: FakeLlm, neo4j_driver: AsyncDriver
+) -> None:
+    """Such an item says nothing usable about its memory: it is dropped, and the memory waits
+    for next time with nothing linked. When every item is so, the request is 503 and nothing
+    is processed or linked; an item with some usable entities links those."""
+    client = llm_app.test_client()
+    owner = await create_user(client, "extract")
+    ledger, olga = await stored_ids(
+        client, owner.headers, ["Ledger feeds payroll.", "Olga owns payroll."]
+    )
+    llm.reply = {"memories": [_nameless(ledger), _nameless(olga)]}
+    response = await client.post("/v1/extract-entities", json={}, headers=owner.headers)
+    detail = await error_detail(response, 503)
+    assert detail == "none of the 2 items of the LLM's answer was usable"
+    assert [item["memory_id"] for item in await candidates(client, owner.headers)] == [ledger, olga]
+    for memory_id in (ledger, olga):
+        assert await llm_mentions(neo4j_driver, owner.user_id, memory_id) == set()
+    assert await relations(neo4j_driver, owner.user_id) == set()
+
+    usable = {"memory_id": ledger, "entities": [{"name": "Ledger"}, {"type": "concept"}]}
+    llm.reply = {"memories": [usable, _nameless(olga)]}
+    answer = await request_ok(client, "POST", "/v1/extract-entities", owner.headers, json={})
+    # Dropped: Ledger's nameless entity, and Olga's item.
+    assert answer == {"processed": 1, "entities_linked": 1, "relations": 0, "dropped": 2}
+    assert [item["memory_id"] for item in await candidates(client, owner.headers)] == [olga]
+    assert await llm_mentions(neo4j_driver, owner.user_id, ledger) == {"ledger"}
+    assert await llm_mentions(neo4j_driver, owner.user_id, olga) == set()
 
 
 async def test_an_llm_entity_type_replaces_other_but_never_a_known_type(

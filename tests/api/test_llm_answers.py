@@ -27,6 +27,7 @@ from app.errors import LLM_RETRY_AFTER_S
 from tests.conftest import STARTUP_TIMEOUT_S, User, create_user, make_settings
 from tests.support.entities import candidates, entity_counts, mentions
 from tests.support.fake_llm import GARBAGE, FakeLlm
+from tests.support.governance import reflect_candidates
 from tests.support.http import error_detail
 from tests.support.memories import contents, list_all, store
 from tests.support.summaries import BULLETS, FULL, finished, session, summarize
@@ -183,7 +184,12 @@ class Reflect(Feature):
         return [INSIGHT]
 
     async def nothing_spent(self, client: TestClientProtocol, user: User, llm: FakeLlm) -> None:
-        """The cooldown was given back: the next run, unforced, runs."""
+        """The cluster is still offered, and the cooldown was given back: the next run,
+        unforced, runs."""
+        [cluster] = await reflect_candidates(client, user.headers)
+        assert sorted(member["content"] for member in cluster["members"]) == sorted(
+            content for _, content in DEPLOYS
+        )
         llm.clear()
         llm.reply = self.correct({})
         outcome = await self.call(client, user)
@@ -215,12 +221,16 @@ class Extract(Feature):
     def correct(self, ids: Ids) -> dict[str, Any]:
         return {"memories": [self._item(ids, LEDGER), self._item(ids, OLGA)]}
 
+    def _nameless(self, ids: Ids, text: str) -> dict[str, Any]:
+        """An item whose every entity misses its name: nothing usable about that memory."""
+        return {"memory_id": ids[text], "entities": [{"type": "person"}, {"type": "service"}]}
+
     def missing(self, ids: Ids) -> dict[str, Any]:
-        items = self.correct(ids)["memories"]
-        return {"memories": [{"entities": item["entities"]} for item in items]}
+        """One item misses its memory id, the other the name of every entity."""
+        return {"memories": [{"entities": [{"name": "Ledger"}]}, self._nameless(ids, OLGA)]}
 
     def partly(self, ids: Ids) -> dict[str, Any]:
-        return {"memories": [self._item(ids, LEDGER), {"entities": [{"name": "Olga"}]}]}
+        return {"memories": [self._item(ids, LEDGER), self._nameless(ids, OLGA)]}
 
     async def kept(self, client: TestClientProtocol, user: User, ids: Ids) -> list[str]:
         """The memories processed: those no longer offered as candidates."""
@@ -228,10 +238,24 @@ class Extract(Feature):
         return sorted(set(ids) - waiting)
 
     def expected(self, answer: dict[str, Any]) -> list[str]:
-        answered = [item for item in answer["memories"] if "memory_id" in item]
+        named = {"Ledger": LEDGER, "Olga": OLGA}
         return sorted(
-            LEDGER if item["entities"][0]["name"] == "Ledger" else OLGA for item in answered
+            named[entity["name"]]
+            for item in answer["memories"]
+            if "memory_id" in item
+            for entity in item["entities"][:1]
+            if "name" in entity
         )
+
+    async def nothing_spent(self, client: TestClientProtocol, user: User, llm: FakeLlm) -> None:
+        """Every memory is still offered, and the next extraction processes them all."""
+        llm.clear()
+        waiting = await candidates(client, user.headers)
+        ids = {item["content"]: item["memory_id"] for item in waiting}
+        llm.reply = self.correct(ids)
+        outcome = await self.call(client, user)
+        assert outcome.answer is not None, outcome.detail
+        assert (outcome.answer["processed"], outcome.answer["dropped"]) == (2, 0)
 
 
 class Summary(Feature):

@@ -12,10 +12,11 @@ from quart.typing import TestClientProtocol
 
 from tests.conftest import User, create_user
 from tests.support.fake_llm import FakeLlm
-from tests.support.governance import run
+from tests.support.governance import reflect_candidates, run
 from tests.support.http import error_detail, request_ok
 from tests.support.memories import store
 from tests.support.memory_links import derived_from
+from tests.support.neo4j_direct import query
 
 DEPLOYS = [
     ("s1", "The invoice-api deploy failed because the Redis cluster was full."),
@@ -33,18 +34,12 @@ async def _seed(client: TestClientProtocol, headers: dict[str, str]) -> dict[str
     return ids
 
 
-async def _candidates(client: TestClientProtocol, headers: dict[str, str]) -> list[Any]:
-    body = await request_ok(client, "POST", "/v1/reflect/candidates", headers, json={})
-    items: list[Any] = body["items"]
-    return items
-
-
 async def test_candidates_are_clusters_of_related_memories_across_sessions(
     client: TestClientProtocol, user: User
 ) -> None:
     ids = await _seed(client, user.headers)
 
-    [cluster] = await _candidates(client, user.headers)
+    [cluster] = await reflect_candidates(client, user.headers)
 
     assert set(cluster["memory_ids"]) == {ids[content] for _, content in DEPLOYS}
     assert cluster["sessions"] == ["s1", "s2", "s3"]
@@ -61,7 +56,7 @@ async def test_related_memories_of_one_session_are_no_cluster(
 ) -> None:
     for _, content in DEPLOYS:
         await store(client, user.headers, content, session_id="only")
-    assert await _candidates(client, user.headers) == []
+    assert await reflect_candidates(client, user.headers) == []
 
 
 async def test_reflect_without_an_llm_is_503_and_keeps_no_cooldown(
@@ -82,7 +77,7 @@ async def test_auto_mode_answers_the_candidates_without_an_llm_in_memorias_shape
 ) -> None:
     ids = await _seed(client, user.headers)
     auto = await request_ok(client, "POST", "/v1/reflect", user.headers, json={"mode": "auto"})
-    assert auto["items"] == await _candidates(client, user.headers)
+    assert auto["items"] == await reflect_candidates(client, user.headers)
     [cluster] = auto["candidates"]
     assert cluster["signal"] == "semantic_cluster"
     assert cluster["importance"] == 0.667  # three sessions
@@ -147,7 +142,7 @@ async def test_reflect_with_an_llm_stores_each_insight_once_linked_to_its_source
         "candidates_found": 0,
     }
     assert len(llm.requests) == asked
-    assert await _candidates(client, user.headers) == []
+    assert await reflect_candidates(client, user.headers) == []
 
 
 async def test_an_unusable_llm_answer_is_503_and_gives_the_cooldown_back(
@@ -165,3 +160,45 @@ async def test_an_unusable_llm_answer_is_503_and_gives_the_cooldown_back(
     report = await run(client, user.headers, "reflect", force=False)
     assert report["skipped"] is False
     assert (await run(client, user.headers, "reflect", force=False))["skipped"] is True
+
+
+async def _writes(driver: AsyncDriver, user_id: str) -> dict[str, Any]:
+    """What a run writes for a user: changes (the seq), memories, and run records."""
+    [state] = await query(
+        driver,
+        "MATCH (u:User {id: $user_id}) "
+        "RETURN u.seq AS seq, "
+        "COUNT { MATCH (m:Memory {user_id: $user_id}) } AS memories, "
+        "COUNT { MATCH (r:GovernanceRun {user_id: $user_id}) } AS runs",
+        user_id=user_id,
+    )
+    return state
+
+
+async def test_insights_without_their_cluster_fail_a_forced_run_which_spends_nothing(
+    llm_app: Quart, llm: FakeLlm, neo4j_driver: AsyncDriver
+) -> None:
+    """Every insight of the answer lacks its cluster: even forced, the run is 503 saying so,
+    writes nothing and gives the cooldown back; the cluster is still offered, and the next run,
+    unforced, is not skipped."""
+    client = llm_app.test_client()
+    user = await create_user(client, "reflects")
+    await _seed(client, user.headers)
+    before = await _writes(neo4j_driver, user.user_id)
+    llm.reply = {"insights": [{"content": "Deploys fail on a full Redis."}, {"content": "Flush."}]}
+
+    response = await client.post(
+        "/v1/reflect", query_string={"force": "true"}, headers=user.headers
+    )
+    detail = await error_detail(response, 503)
+    assert detail == "none of the 2 items of the LLM's answer was usable"
+    assert await _writes(neo4j_driver, user.user_id) == before
+    [cluster] = await reflect_candidates(client, user.headers)
+    assert {member["content"] for member in cluster["members"]} == {c for _, c in DEPLOYS}
+
+    llm.reply = {"insights": [{"cluster": 0, "content": "Deploys fail on a full Redis cluster."}]}
+    report = await run(client, user.headers, "reflect", force=False)
+    assert report["skipped"] is False
+    assert [insight["content"] for insight in report["insights"]] == [
+        "Deploys fail on a full Redis cluster."
+    ]

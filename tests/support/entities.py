@@ -112,6 +112,12 @@ async def mentions(
     }
 
 
+async def llm_mentions(driver: AsyncDriver, user_id: str, memory_id: str) -> set[str]:
+    """The keys of the entities an LLM linked to a memory (MENTIONS with source `llm`)."""
+    linked = await mentions(driver, user_id, memory_id)
+    return {key for key, link in linked.items() if link["source"] == "llm"}
+
+
 async def relations(driver: AsyncDriver, user_id: str) -> set[tuple[str, str, str, str]]:
     """The user's RELATES_TO links between entities: (source key, type, target key, memory_id)."""
     rows = await query(

@@ -8,6 +8,7 @@ from typing import Any
 from quart.typing import TestClientProtocol
 
 from tests.conftest import MASTER
+from tests.support.http import request_ok
 
 Headers = dict[str, str]
 
@@ -34,3 +35,10 @@ async def trigger(client: TestClientProtocol, user_id: str, op: str) -> Any:
     return await client.post(
         f"/admin/governance/{user_id}/trigger", query_string={"op": op}, headers=MASTER
     )
+
+
+async def reflect_candidates(client: TestClientProtocol, headers: Headers) -> list[Any]:
+    """The clusters POST /v1/reflect/candidates offers (asserts 200)."""
+    body = await request_ok(client, "POST", "/v1/reflect/candidates", headers, json={})
+    items: list[Any] = body["items"]
+    return items

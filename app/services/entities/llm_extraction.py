@@ -3,7 +3,8 @@
 The memories of an answer whose items were all usable are processed, those it left out too (it
 had nothing to say about them). When it dropped items, only the memories it answered for are:
 a dropped item may have been another's (its id lost), so the rest are offered again next time.
-An answer usable for none of the memories processes none and is 503."""
+An item whose every entity is invalid is dropped (it says nothing usable about its memory). An
+answer usable for none of the memories processes none and is 503."""
 
 from __future__ import annotations
 
