@@ -1,13 +1,16 @@
-"""HTTP helpers for session summaries and tasks, and the fake LLM's answers for them."""
+"""HTTP helpers for session summaries and tasks, the fake LLM's answers for them, and a task
+as Neo4j holds it."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from neo4j import AsyncDriver
 from quart.typing import TestClientProtocol
 
 from tests.conftest import User
 from tests.support.memories import store
+from tests.support.neo4j_direct import query
 from tests.support.waiting import wait_for
 
 SESSION = [
@@ -58,3 +61,9 @@ async def finished(client: TestClientProtocol, user: User, task_id: str) -> dict
 
     found: dict[str, Any] = await wait_for(f"task {task_id} to finish", done, TASK_WAIT_S)
     return found
+
+
+async def stored_task(driver: AsyncDriver, task_id: str) -> dict[str, Any] | None:
+    """The task's node as Neo4j holds it (its claim, attempts, lease), or None."""
+    rows = await query(driver, "MATCH (t:Task {task_id: $id}) RETURN t {.*} AS t", id=task_id)
+    return rows[0]["t"] if rows else None
