@@ -699,10 +699,9 @@ def main() -> None:
     args = arguments()
     if os.environ.pop("LLM_API_KEY", None):
         common.log("LLM_API_KEY ignored: the sets run without an LLM")
-    from app.embedder import SentenceTransformerEmbedder
 
     common.log("loading the embedding model")
-    embedder = SentenceTransformerEmbedder()
+    embedder = common.embedder()
     with common.neo4j_database(heap="1g", pagecache="512m") as database:
 
         async def with_client() -> dict[str, Any]:
