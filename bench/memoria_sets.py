@@ -24,9 +24,8 @@ Per scenario, as Memoria's executor does, with one session id for all its calls:
 4. each assertion: POST /v1/memories/retrieve {query, top_k (5), session_id}: the contents that
    come back, in order (an error reads as nothing).
 
-Two things are sent differently, since this service does not take them as Memoria does:
-X-User-Id instead of X-Impersonate-User (not read here: 422), and no `"source": "benchmark"`
-in a store body (an unknown field here: 422).
+The user is named as the runner names it, in X-Impersonate-User with the master key, and a
+store carries `"source": "benchmark"` as the runner's does.
 
 Scoring (benchmark_scoring.rs, benchmark_taxonomy.rs). Substrings match case-insensitively. Per
 assertion: recall, the share of expected_contents found in some returned memory; precision, the
@@ -271,6 +270,11 @@ def detail(data: Any) -> str:
     return shorten(data.get("detail", data) if isinstance(data, dict) else data, 160)
 
 
+def impersonating(user_id: str) -> dict[str, str]:
+    """The runner's headers: the master key acting for the scenario's user."""
+    return {"Authorization": f"Bearer {common.MASTER_KEY}", "X-Impersonate-User": user_id}
+
+
 async def post(
     context: Context, path: str, body: Any, query: dict[str, str] | None = None
 ) -> tuple[int, Any]:
@@ -278,7 +282,7 @@ async def post(
     # No body at all when there is none (the test client would send JSON null).
     payload = {} if body is None else {"json": body}
     response = await context.client.post(
-        path, query_string=query, headers=common.master_headers(context.user_id), **payload
+        path, query_string=query, headers=impersonating(context.user_id), **payload
     )
     text = await response.get_data(as_text=True)
     try:
@@ -306,6 +310,7 @@ async def store(context: Context, item: dict[str, Any]) -> str:
         "content": content,
         "memory_type": item.get("memory_type") or "semantic",
         "session_id": context.session_id,
+        "source": "benchmark",
     }
     if item.get("age_days") is not None:
         body["observed_at"] = observed_at(float(item["age_days"]))
@@ -392,7 +397,7 @@ async def active_contents(context: Context) -> list[str]:
     while True:
         query = {"limit": "500"} | ({"cursor": cursor} if cursor else {})
         response = await context.client.get(
-            "/v1/memories", query_string=query, headers=common.master_headers(context.user_id)
+            "/v1/memories", query_string=query, headers=impersonating(context.user_id)
         )
         data = await response.get_json()
         contents += [item["content"] for item in data["items"]]

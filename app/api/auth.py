@@ -88,7 +88,10 @@ async def authenticate(access: Access) -> Principal:
         registry(),
         access,
         request.headers.get("Authorization", ""),
-        request.headers.get("X-User-Id", ""),
+        # Memoria's clients may name the user as X-Impersonate-User or ?user_id=.
+        request.headers.get("X-User-Id")
+        or request.headers.get("X-Impersonate-User")
+        or request.args.get("user_id", ""),
     )
 
 

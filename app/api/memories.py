@@ -73,7 +73,7 @@ async def store(data: StoreMemory) -> tuple[Any, int]:
 @error_statuses(*USER_AUTH, *JSON_BODY, 404, 429)
 @limited("batch")
 async def store_batch(data: StoreBatch) -> tuple[Any, int]:
-    return await memories.store_batch(registry(), caller(), data.memories, data.branch), 201
+    return await memories.store_batch(registry(), caller(), data.items(), data.branch), 201
 
 
 @blueprint.post("/memories/retrieve")

@@ -91,6 +91,9 @@ class NewMemory(Strict):
     initial_confidence: float | None = Field(default=None, ge=0.0, le=1.0)
     observed_at: UtcTimestamp | None = None
     extra_metadata: Metadata = Field(default_factory=dict)
+    # Memoria's store takes a provenance label that it does not keep: accepted, so that its
+    # clients work unchanged, and ignored as there.
+    source: str | None = Field(default=None, max_length=256)
 
 
 class StoreMemory(NewMemory):
@@ -100,6 +103,19 @@ class StoreMemory(NewMemory):
 class StoreBatch(Strict):
     memories: list[NewMemory] = Field(min_length=1, max_length=100)
     branch: BranchName | None = None
+    # The subject of every item that names none (Memoria's batch form).
+    subject_id: Name | None = None
+
+    def items(self) -> list[NewMemory]:
+        """The memories, each with the batch's subject when it names none."""
+        if self.subject_id is None:
+            return self.memories
+        return [
+            item
+            if item.subject_id is not None
+            else item.model_copy(update={"subject_id": self.subject_id})
+            for item in self.memories
+        ]
 
 
 class FeedbackCounts(BaseModel):

@@ -12,6 +12,9 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
+import httpx
+
+from tests.conftest import MASTER_KEY
 from tests.support.memoria import replaying
 
 # remote.rs: a bearer token, the configured user (a key's owner is who acts: it is ignored), and
@@ -423,3 +426,33 @@ async def test_the_openclaw_plugins_requests(served_without_llm: str) -> None:
         await rest("DELETE", "/v1/branches/plugin-from-snap")
         branches = await rest("GET", "/v1/branches")
         assert [b["name"] for b in branches["branches"]] == ["main"]
+
+
+async def test_the_benchmark_runners_requests_as_the_master_key(served_without_llm: str) -> None:
+    """Memoria's benchmark runner (benchmark_executor.rs) acts for each scenario's user with the
+    master key and X-Impersonate-User, and stores with `source`; its load tool names the user
+    in the same header, and Memoria also reads `?user_id=`."""
+    impersonating = {"Authorization": f"Bearer {MASTER_KEY}", "X-Impersonate-User": "bench-u1"}
+    async with httpx.AsyncClient(base_url=served_without_llm, timeout=60) as http:
+        stored = await http.post(
+            "/v1/memories",
+            json={"content": "The project uses PostgreSQL 15", "source": "benchmark"},
+            headers=impersonating,
+        )
+        assert stored.status_code == 201, stored.text
+        assert stored.json()["user_id"] == "bench-u1"
+        batch = await http.post(
+            "/v1/memories/batch",
+            json={"memories": [{"content": "CI runs on GitHub Actions"}], "subject_id": "ci"},
+            headers=impersonating,
+        )
+        assert batch.status_code == 201 and batch.json()[0]["subject_id"] == "ci"
+        listed = await http.get(
+            "/v1/memories",
+            params={"user_id": "bench-u1"},
+            headers={"Authorization": f"Bearer {MASTER_KEY}"},
+        )
+        assert {m["content"] for m in listed.json()["items"]} == {
+            "The project uses PostgreSQL 15",
+            "CI runs on GitHub Actions",
+        }
