@@ -41,7 +41,7 @@ from app.services import memories, profile
 # Aliased because the handlers below bear the same names.
 from app.services import observe as observe_service
 from app.services import purge as purge_service
-from app.services.retrieval import pipeline
+from app.services.retrieval import fulltext, pipeline
 from app.services.versioning import history
 
 blueprint = Blueprint("memories", __name__, url_prefix="/v1")
@@ -102,7 +102,7 @@ async def search(data: RetrieveRequest) -> Any:
 @error_statuses(*USER_AUTH, *JSON_BODY, 404, 429)
 @limited("retrieve")
 async def fulltext_search(data: FulltextRequest) -> Any:
-    return await pipeline.fulltext(registry(), caller(), data)
+    return await fulltext.search(registry(), caller(), data)
 
 
 @blueprint.put("/memories/<memory_id>/correct")

@@ -36,7 +36,7 @@ from app.services.memory_view import (
     still_active,
     to_memory,
 )
-from app.services.retrieval import pipeline, ranking
+from app.services.retrieval import fulltext, ranking
 from app.services.retrieval.query_text import CJK_RUN, content_words, coverage
 from app.services.scope import MAIN, Caller, MemoryFilter, Scope, scope_for
 from app.services.versioning import snapshots, versions
@@ -402,7 +402,7 @@ async def _holding_the_words(
     """For a query in Chinese (or with Chinese in it), which the bundled model cannot read
     (every Chinese text is about as close to every other), the memories holding at least
     MIN_CORRECTION_COVERAGE of its words, best full-text match first."""
-    found = await pipeline.fulltext(
+    found = await fulltext.search(
         registry,
         caller,
         FulltextRequest(

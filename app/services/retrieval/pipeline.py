@@ -1,4 +1,4 @@
-"""The retrieval pipeline: hybrid retrieve and search (vector + full-text) and full-text search."""
+"""The retrieval pipeline: hybrid retrieve and search (vector + full-text + graph)."""
 
 from __future__ import annotations
 
@@ -12,10 +12,10 @@ from typing import Any
 from app import metrics
 from app.graph import Graph, PackedVector, packed_vector
 from app.models.feedback import FEEDBACK_WEIGHT_DEFAULT
-from app.models.memories import Explain, FulltextRequest, Memory, RetrieveRequest
+from app.models.memories import Explain, Memory, RetrieveRequest
 from app.registry import Registry
 from app.services.governance import confidence
-from app.services.memory_view import current_confidence, metadata_props, to_memory, whole
+from app.services.memory_view import current_confidence, to_memory, whole
 from app.services.plugins import effects
 from app.services.retrieval import graph_walk, ranking
 from app.services.retrieval.config import DEFAULT, RetrievalConfig
@@ -23,8 +23,6 @@ from app.services.retrieval.query_text import content_words, lucene_query, words
 from app.services.scope import MAIN, Caller, MemoryFilter, Scope, scope_for
 
 DEFAULT_TOP_K = {"retrieve": 5, "search": 10}
-FULLTEXT_MIN_FETCH = 100
-FULLTEXT_MAX_FETCH = 100_000
 
 
 def text_ranks(rows: list[dict[str, Any]]) -> dict[str, int]:
@@ -344,35 +342,3 @@ def _explain(
     if profile is not None:
         report["plan"] = profile
     return report
-
-
-async def fulltext(registry: Registry, caller: Caller, request: FulltextRequest) -> list[Memory]:
-    """Purely lexical search with exact filters; ordered by score, then memory_id."""
-    scope = await scope_for(registry, caller, request.branch)
-    lucene = lucene_query(request.query, scope.user_id, scope.branch, scope.view_seq)
-    if lucene is None:
-        return []
-    fetch = max(FULLTEXT_MIN_FETCH, request.limit * 5)
-    while True:
-        row = (
-            await registry.graph.read(
-                "retrieval/fulltext",
-                lucene=lucene,
-                fetch=fetch,
-                **scope.params(),
-                subject_id=request.subject_id,
-                memory_types=request.memory_types,
-                session_id=request.session_id,
-                trust_tier=request.trust_tier,
-                metadata=metadata_props(request.extra_metadata_filter or {}),
-                limit=request.limit,
-            )
-        )[0]
-        page = row["page"]
-        exhausted = row["raw_hits"] < fetch
-        # More hits beyond the fetch could still belong (filters dropped too many, or a tie
-        # with the last kept score continues past the fetch): fetch more.
-        settled = len(page) == request.limit and page[-1]["score"] > row["lowest"]
-        if exhausted or settled or fetch >= FULLTEXT_MAX_FETCH:
-            return [to_memory(hit["memory"], hit["score"]) for hit in page]
-        fetch = min(FULLTEXT_MAX_FETCH, fetch * 4)

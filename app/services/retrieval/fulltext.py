@@ -1,0 +1,45 @@
+"""Full-text search: the purely lexical path, the full-text index with exact pre-filters and no
+embedding, ordered by the index's score, then memory_id."""
+
+from __future__ import annotations
+
+from app.models.memories import FulltextRequest, Memory
+from app.registry import Registry
+from app.services.memory_view import metadata_props, to_memory
+from app.services.retrieval.query_text import lucene_query
+from app.services.scope import Caller, scope_for
+
+FULLTEXT_MIN_FETCH = 100
+FULLTEXT_MAX_FETCH = 100_000
+
+
+async def search(registry: Registry, caller: Caller, request: FulltextRequest) -> list[Memory]:
+    """Purely lexical search with exact filters; ordered by score, then memory_id."""
+    scope = await scope_for(registry, caller, request.branch)
+    lucene = lucene_query(request.query, scope.user_id, scope.branch, scope.view_seq)
+    if lucene is None:
+        return []
+    fetch = max(FULLTEXT_MIN_FETCH, request.limit * 5)
+    while True:
+        row = (
+            await registry.graph.read(
+                "retrieval/fulltext",
+                lucene=lucene,
+                fetch=fetch,
+                **scope.params(),
+                subject_id=request.subject_id,
+                memory_types=request.memory_types,
+                session_id=request.session_id,
+                trust_tier=request.trust_tier,
+                metadata=metadata_props(request.extra_metadata_filter or {}),
+                limit=request.limit,
+            )
+        )[0]
+        page = row["page"]
+        exhausted = row["raw_hits"] < fetch
+        # More hits beyond the fetch could still belong (filters dropped too many, or a tie
+        # with the last kept score continues past the fetch): fetch more.
+        settled = len(page) == request.limit and page[-1]["score"] > row["lowest"]
+        if exhausted or settled or fetch >= FULLTEXT_MAX_FETCH:
+            return [to_memory(hit["memory"], hit["score"]) for hit in page]
+        fetch = min(FULLTEXT_MAX_FETCH, fetch * 4)
