@@ -14,6 +14,7 @@ def candidate(memory_id: str, cosine: float, **fields: object) -> Candidate:
         memory_id=memory_id,
         cosine=cosine,
         words=frozenset(),
+        text_rank=None,
         confidence=1.0,
         age_days=365.0,
         same_session=False,

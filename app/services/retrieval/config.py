@@ -41,11 +41,11 @@ class Candidates:
 
 @dataclass(frozen=True)
 class Fusion:
-    """How the two halves make one relevance in 0..1 (see ranking.relevance): `vector_weight`
+    """How the two halves make one relevance in 0..1 (see fusion.Scorer): `vector_weight`
     of the memory's cosine similarity to the query (every candidate has one: the embeddings are
     on the nodes), the rest of its full-text part. The full-text part is the weighted share of
     the query's words the memory holds, each word weighed by its specificity among the
-    candidates (ranking.word_weights), scaled between 1 - text_rank_share and 1 by the memory's
+    candidates (fusion.word_weights), scaled between 1 - text_rank_share and 1 by the memory's
     rank among the user's full-text hits, `text_rank_scale / (text_rank_scale + rank - 1)`.
     Ranks, not the engine's scores: those come from statistics over every user's memories."""
 

@@ -15,7 +15,7 @@ from app.services.entities.extractor import extract
 from app.services.entities.names import compact_key, name_keys
 from app.services.memory_view import whole
 from app.services.retrieval import graph_stage, ranking
-from app.services.retrieval.config import DEFAULT, Fusion, GraphConfig
+from app.services.retrieval.config import DEFAULT, GraphConfig
 from app.services.scope import MAIN, MemoryFilter, Scope
 
 
@@ -59,13 +59,14 @@ class Expansion:
         }
 
     def explain(self, memory_id: str) -> dict[str, Any]:
-        """A result's graph score and the path that brought it in (the first-stage memory that
-        gave the seed if one did, then entity keys and memory ids in turn)."""
+        """A result's graph worth (relative to the best first-stage candidate) and the path
+        that brought it in (the first-stage memory that gave the seed if one did, then entity
+        keys and memory ids in turn)."""
         hit = self.hits.get(memory_id)
         if hit is None:
             return {}
         start = [hit.path.seed_memory] if hit.path.seed_memory else []
-        return {"graph": hit.score, "graph_path": [*start, *hit.path.steps]}
+        return {"graph_worth": hit.score, "graph_path": [*start, *hit.path.steps]}
 
 
 @dataclass
@@ -132,12 +133,10 @@ class Walk:
         scope: Scope,
         vector: PackedVector,
         first: Reached | None,
-        candidates: list[ranking.Candidate],
-        query_words: frozenset[str],
+        relevance: dict[str, float],
         keep: MemoryFilter,
         seedable: frozenset[str],
         named: list[str],
-        fusion: Fusion = DEFAULT.fusion,
     ) -> Expansion | None:
         """Scores what the walk reached: the `first` one (see first_keys), from the query's
         entities as the extractor reads them or else from the other user's entities the query
@@ -146,8 +145,8 @@ class Walk:
         other names, else from the best candidates' entities, those of them that name an entity
         to go on from (`seedable`: a walk from hubs, or from entities no other memory names,
         finds nothing and costs a round trip). None when there is nothing at all (no candidate,
-        no entity in the query)."""
-        relevance = ranking.relevances(candidates, query_words, fusion)
+        no entity in the query). `relevance`: the first stage's candidates' fused relevance."""
+        candidates = bool(relevance)
         from_others = first is not None and first.keys != self.keys
         # Without candidates only a walk from the query's own entities counts.
         reached = None if from_others and not candidates else first
@@ -174,6 +173,8 @@ class Walk:
         if found is None:
             return Expansion(reached.keys, timed_out=True)
         best = max(relevance.values(), default=0.0)
+        if best <= 0.0:
+            return Expansion(reached.keys)
         memories = [row for row in found["memories"] if whole(row["memory"])]
         similarity = {
             row["memory"]["memory_id"]: graph_stage.judged(
@@ -196,7 +197,8 @@ class Walk:
         ]
         strength = {key: relevance[key] / best for key in reached.seeds} if best > 0 else {}
         deniers = frozenset(row["memory"]["memory_id"] for row in memories if row["denies"])
-        hits = graph_stage.score(paths, similarity, strength, best, self.config, deniers)
+        # Worth relative to the best first-stage candidate: ranking scales it.
+        hits = graph_stage.score(paths, similarity, strength, 1.0, self.config, deniers)
         rows = [
             {
                 "memory": row["memory"],

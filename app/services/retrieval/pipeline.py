@@ -6,6 +6,7 @@ import asyncio
 import dataclasses
 import time
 from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
@@ -17,7 +18,7 @@ from app.registry import Registry
 from app.services.governance import confidence
 from app.services.memory_view import current_confidence, to_memory, whole
 from app.services.plugins import effects
-from app.services.retrieval import graph_walk, ranking
+from app.services.retrieval import fusion, graph_walk, ranking
 from app.services.retrieval.config import DEFAULT, RetrievalConfig
 from app.services.retrieval.query_text import content_words, lucene_query, words
 from app.services.scope import MAIN, Caller, MemoryFilter, Scope, scope_for
@@ -42,10 +43,15 @@ def text_ranks(rows: list[dict[str, Any]]) -> dict[str, int]:
 
 
 def _candidate(
-    row: dict[str, Any], text_rank: int | None, session_id: str | None, now: datetime
+    row: dict[str, Any],
+    text_rank: int | None,
+    session_id: str | None,
+    now: datetime,
+    first_stage: bool = True,
 ) -> ranking.Candidate:
     memory = row["memory"]
     return ranking.Candidate(
+        first_stage=first_stage,
         memory_id=memory["memory_id"],
         cosine=ranking.cosine(row["similarity"]),
         words=frozenset(words(memory["content"])),
@@ -178,14 +184,49 @@ async def _no_walk(found: dict[str, Any]) -> graph_walk.Reached | None:
     return None
 
 
-async def hybrid(
-    registry: Registry,
-    caller: Caller,
-    request: RetrieveRequest,
-    *,
-    mode: str,
-) -> list[Memory] | dict[str, Any]:
-    """Ranked memories; with `explain`, {"results": [...], "explain": {...}}."""
+@dataclass
+class Gathered:
+    """Everything the ranking of one retrieve reads, gathered in order: the candidates with their
+    signals (the graph stage's reached memories among them), the rows they came from, and what
+    the ranking is asked (pure data: bench/quality.py keeps it to replay rankings offline)."""
+
+    candidates: list[ranking.Candidate]
+    rows: list[dict[str, Any]]
+    query_words: frozenset[str]
+    feedback_weight: float
+    session_boost: bool
+    top_k: int
+    min_score: float | None
+    config: RetrievalConfig
+    expansion: graph_walk.Expansion | None
+    profile: dict[str, Any] | None
+    plugin: str | None
+    timings: dict[str, float]
+
+    def scorer(self) -> fusion.Scorer:
+        """The fusion, its statistics from the first stage's candidates."""
+        pool = [candidate for candidate in self.candidates if candidate.first_stage]
+        return fusion.Scorer(pool, self.query_words, self.config.fusion)
+
+    def ranked(self, scorer: fusion.Scorer | None = None) -> list[ranking.Scored]:
+        return ranking.rank(
+            self.candidates,
+            scorer or self.scorer(),
+            feedback_weight=self.feedback_weight,
+            session_boost=self.session_boost,
+            top_k=self.top_k,
+            min_score=self.min_score,
+            config=self.config,
+            chain=self.expansion is not None and self.expansion.chain,
+        )
+
+
+async def gather(
+    registry: Registry, caller: Caller, request: RetrieveRequest, *, mode: str
+) -> Gathered:
+    """The query understood and encoded, the first stage's candidates, their fusion (once, its
+    statistics from them), the graph stage's walk seeded from the query's entities or the best
+    candidates, and what it reached joined as candidates."""
     started = time.perf_counter()
     scope = await scope_for(registry, caller, request.branch)
     top_k = request.top_k or DEFAULT_TOP_K[mode]
@@ -221,6 +262,8 @@ async def hybrid(
     candidates = [
         _candidate(row, ranks.get(row["memory"]["memory_id"]), session_id, now) for row in rows
     ]
+    scorer = fusion.Scorer(candidates, query_words, config.fusion)
+    relevance = {candidate.memory_id: scorer.relevance(candidate) for candidate in candidates}
     # A candidate whose entities were not checked (not among either half's first hits) may
     # lead somewhere: a walk from it finds what there is, at worst nothing.
     seedable = frozenset(
@@ -228,16 +271,7 @@ async def hybrid(
     )
     expansion = (
         await walk.finish(
-            registry,
-            scope,
-            vector,
-            reached,
-            candidates,
-            query_words,
-            keep,
-            seedable,
-            found["named"],
-            config.fusion,
+            registry, scope, vector, reached, relevance, keep, seedable, found["named"]
         )
         if walk is not None
         else None
@@ -247,50 +281,58 @@ async def hybrid(
         for row in expansion.rows:
             if row["memory"]["memory_id"] not in known:
                 rows.append(row)
-                candidates.append(_candidate(row, None, session_id, now))
+                candidates.append(_candidate(row, None, session_id, now, first_stage=False))
         candidates = [expansion.scored(candidate) for candidate in candidates]
     expanded = time.perf_counter()
-    ranked = ranking.rank(
-        candidates,
-        query_words,
+    return Gathered(
+        candidates=candidates,
+        rows=rows,
+        query_words=query_words,
         feedback_weight=weight,
         session_boost=mode == "retrieve",
         top_k=top_k,
         min_score=request.min_score,
         config=config,
-        chain=expansion is not None and expansion.chain,
+        expansion=expansion,
+        profile=profile,
+        plugin=plugin.plugin if plugin else None,
+        timings={
+            "embed_ms": (embedded - started) * 1000,
+            "candidates_ms": (queried - embedded) * 1000,
+            "graph_ms": (expanded - queried) * 1000,
+        },
     )
-    by_id = {row["memory"]["memory_id"]: row["memory"] for row in rows}
+
+
+async def hybrid(
+    registry: Registry,
+    caller: Caller,
+    request: RetrieveRequest,
+    *,
+    mode: str,
+) -> list[Memory] | dict[str, Any]:
+    """Ranked memories; with `explain`, {"results": [...], "explain": {...}}."""
+    started = time.perf_counter()
+    gathered = await gather(registry, caller, request, mode=mode)
+    ranking_started = time.perf_counter()
+    ranked = gathered.ranked()
+    by_id = {row["memory"]["memory_id"]: row["memory"] for row in gathered.rows}
     results = [to_memory(by_id[item.memory_id], item.score) for item in ranked]
     finished = time.perf_counter()
-    for stage, seconds in (
-        ("embed", embedded - started),
-        ("candidates", queried - embedded),
-        ("graph", expanded - queried),
-        ("rank", finished - expanded),
-    ):
-        metrics.RETRIEVAL_STAGE_SECONDS.labels(stage).observe(seconds)
+    timings = {**gathered.timings, "rank_ms": (finished - ranking_started) * 1000}
+    for name, milliseconds in timings.items():
+        metrics.RETRIEVAL_STAGE_SECONDS.labels(name.removesuffix("_ms")).observe(
+            milliseconds / 1000
+        )
     if not request.explain:
         return results
     return {
         "results": [memory.model_dump(mode="json") for memory in results],
         "explain": _explain(
             request.explain,
-            timings={
-                "embed_ms": (embedded - started) * 1000,
-                "candidates_ms": (queried - embedded) * 1000,
-                "graph_ms": (expanded - queried) * 1000,
-                "rank_ms": (finished - expanded) * 1000,
-                "total_ms": (finished - started) * 1000,
-            },
-            rows=rows,
-            candidates=candidates,
+            timings={**timings, "total_ms": (finished - started) * 1000},
+            gathered=gathered,
             ranked=ranked,
-            weight=weight,
-            profile=profile,
-            expansion=expansion,
-            plugin=plugin.plugin if plugin else None,
-            config=config,
         ),
     }
 
@@ -299,15 +341,10 @@ def _explain(
     level: Explain,
     *,
     timings: dict[str, float],
-    rows: list[dict[str, Any]],
-    candidates: list[ranking.Candidate],
+    gathered: Gathered,
     ranked: list[ranking.Scored],
-    weight: float,
-    profile: dict[str, Any] | None,
-    expansion: graph_walk.Expansion | None,
-    plugin: str | None,
-    config: RetrievalConfig,
 ) -> dict[str, Any]:
+    rows, expansion, config = gathered.rows, gathered.expansion, gathered.config
     report: dict[str, Any] = {
         "level": level if isinstance(level, str) else "timing",
         "timings_ms": {name: round(value, 3) for name, value in timings.items()},
@@ -315,14 +352,14 @@ def _explain(
         "candidates": len(rows),
         "vector_hits": sum(1 for row in rows if row["vector_score"] is not None),
         "text_hits": sum(1 for row in rows if row["text_score"] is not None),
-        "feedback_weight": weight,
+        "feedback_weight": gathered.feedback_weight,
         "graph": expansion.summary() if expansion else None,
-        "plugin": plugin,  # the retrieval plugin in effect for the user (key@version)
+        "plugin": gathered.plugin,  # the retrieval plugin in effect for the user (key@version)
     }
     if level in ("verbose", "analyze"):
         report["config"] = dataclasses.asdict(config)
         raw = {row["memory"]["memory_id"]: row for row in rows}
-        by_id = {candidate.memory_id: candidate for candidate in candidates}
+        by_id = {candidate.memory_id: candidate for candidate in gathered.candidates}
         report["ranking"] = [
             {
                 "memory_id": item.memory_id,
@@ -335,10 +372,16 @@ def _explain(
                 # (relevance, feedback, ...); relevance is the larger of vector + text and graph.
                 **item.components,
                 "relevance_parts": item.relevance_parts,
-                **(expansion.explain(item.memory_id) if expansion else {}),
+                **_graph_part(item, expansion),
             }
             for item in ranked
         ]
-    if profile is not None:
-        report["plan"] = profile
+    if gathered.profile is not None:
+        report["plan"] = gathered.profile
     return report
+
+
+def _graph_part(item: ranking.Scored, expansion: graph_walk.Expansion | None) -> dict[str, Any]:
+    """What the graph stage gave a result: its score in relevance terms, its worth and path."""
+    reached = expansion.explain(item.memory_id) if expansion else {}
+    return {"graph": item.relevance_parts["graph"], **reached} if reached else {}

@@ -1,4 +1,5 @@
-"""The second retrieval stage: fuse vector and full-text candidates, then rerank (pure).
+"""The second retrieval stage: every candidate's fused relevance (see fusion), the graph
+stage's worth, and bounded factors with a neutral value of 1 (pure).
 
 Every number it uses comes from the configuration (see retrieval.config); the functions here
 are the scoring functions that configuration names.
@@ -7,33 +8,32 @@ are the scoring functions that configuration names.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from app.services.retrieval.config import DEFAULT, Features, Fusion, RetrievalConfig
+from app.services.retrieval.config import DEFAULT, Features, RetrievalConfig
+from app.services.retrieval.fusion import Scorer, Signals
 
 # The spec's feedback rule (see feedback_multiplier) clamps to these.
 FEEDBACK_MIN, FEEDBACK_MAX = 0.5, 2.0
 
 
 @dataclass(frozen=True)
-class Candidate:
-    """One memory as the first stage found it, with what the second stage needs."""
+class Candidate(Signals):
+    """One memory as the first stage (or the graph stage) found it, with what ranking needs."""
 
-    memory_id: str
-    cosine: float  # similarity of its embedding to the query's, -1..1 (every candidate has one)
-    words: frozenset[str]  # its distinct words as the full-text index splits them
-    confidence: float  # decayed trust-tier confidence, 0..1
-    age_days: float
-    same_session: bool
-    text_rank: int | None = None  # 1-based rank among the user's full-text hits; None: no hit
+    confidence: float = 1.0  # decayed trust-tier confidence, 0..1
+    age_days: float = 0.0
+    same_session: bool = False
     useful: int = 0
     irrelevant: int = 0
     outdated: int = 0
     wrong: int = 0
-    graph: float = 0.0  # what the graph stage says it is worth (see graph_stage), 0..1
+    # What the graph stage says it is worth relative to the best first-stage candidate (0..1,
+    # see graph_stage).
+    graph: float = 0.0
     contradicted: bool = False  # consolidate kept another memory that disagrees with it
     denied: bool = False  # about what the question's subject is said to be unrelated to
+    first_stage: bool = True  # found by the first stage (else brought in by the graph stage)
 
 
 @dataclass(frozen=True)
@@ -58,83 +58,6 @@ def feedback_multiplier(
     return min(FEEDBACK_MAX, max(FEEDBACK_MIN, raw))
 
 
-def word_weights(
-    query_words: Iterable[str], candidates: Iterable[frozenset[str]]
-) -> dict[str, float]:
-    """Each query word's specificity among the candidates: BM25's idf,
-    log(1 + (n - df + 0.5) / (df + 0.5)), with n the candidates and df those holding the word.
-
-    The candidates are the user's own memories nearest the query by meaning or by words, so a
-    word most of them hold (a speaker named in every turn of a conversation, the user's own
-    name) says little of which one answers; nothing here depends on other users' data.
-    """
-    pool = list(candidates)
-    count = len(pool)
-    weights = {}
-    for word in query_words:
-        held = sum(1 for words in pool if word in words)
-        weights[word] = math.log(1.0 + (count - held + 0.5) / (held + 0.5))
-    return weights
-
-
-def lexical(weights: Mapping[str, float], words: frozenset[str]) -> float:
-    """The weighted share of the query's words a memory holds, 0..1 (0 without query words).
-
-    Presence, not frequency or length: a short turn that repeats a name gains nothing over a
-    long one that names it once."""
-    total = sum(weights.values())
-    if total <= 0.0:
-        return 0.0
-    return sum(weight for word, weight in weights.items() if word in words) / total
-
-
-def text_rank_part(rank: int | None, scale: float) -> float:
-    """What a full-text rank is worth, 0..1: scale / (scale + rank - 1); 0 for no hit."""
-    if rank is None:
-        return 0.0
-    return scale / (scale + rank - 1)
-
-
-def fusion_parts(
-    cosine: float, lexical_share: float, text_rank: int | None, fusion: Fusion
-) -> dict[str, float]:
-    """The two halves' contributions to relevance: `vector`, the weighted positive part of the
-    cosine similarity, and `text`, the weighted full-text part: the memory's lexical share,
-    scaled between (1 - text_rank_share) and 1 by its full-text rank (so the engine's judgement
-    of phrases and identifiers counts, by rank only: its scores come from statistics over every
-    user's memories)."""
-    rank_share = fusion.text_rank_share
-    text_part = lexical_share * (
-        1.0 - rank_share + rank_share * text_rank_part(text_rank, fusion.text_rank_scale)
-    )
-    return {
-        "vector": fusion.vector_weight * max(0.0, cosine),
-        "text": (1.0 - fusion.vector_weight) * text_part,
-    }
-
-
-def relevance(cosine: float, lexical_share: float, text_rank: int | None, fusion: Fusion) -> float:
-    """Convex mix of the two halves (see fusion_parts), 0..1."""
-    return sum(fusion_parts(cosine, lexical_share, text_rank, fusion).values())
-
-
-def lexical_shares(candidates: list[Candidate], query_words: frozenset[str]) -> dict[str, float]:
-    """Each candidate's lexical share (see lexical), the words weighed among these candidates."""
-    weights = word_weights(query_words, (c.words for c in candidates))
-    return {c.memory_id: lexical(weights, c.words) for c in candidates}
-
-
-def relevances(
-    candidates: list[Candidate], query_words: frozenset[str], fusion: Fusion = DEFAULT.fusion
-) -> dict[str, float]:
-    """Each candidate's first-stage relevance (see relevance), by memory id."""
-    shares = lexical_shares(candidates, query_words)
-    return {
-        c.memory_id: relevance(c.cosine, shares[c.memory_id], c.text_rank, fusion)
-        for c in candidates
-    }
-
-
 def recency(age_days: float, features: Features) -> float:
     """1 + recency_bonus for a memory created now, decaying with e-folding time recency_days."""
     return 1.0 + features.recency_bonus * math.exp(-age_days / features.recency_days)
@@ -147,7 +70,7 @@ def trust(confidence: float, features: Features) -> float:
 
 def rank(
     candidates: list[Candidate],
-    query_words: frozenset[str],
+    scorer: Scorer,
     *,
     feedback_weight: float,
     session_boost: bool,
@@ -156,18 +79,22 @@ def rank(
     config: RetrievalConfig = DEFAULT,
     chain: bool = False,
 ) -> list[Scored]:
-    """Best first, top_k of them. Without `min_score`, the configuration's floor (by default
-    top_k is filled while candidates relate to the query at all, unless the graph stage found
-    a `chain` from the question's own entities: see config.Floor); with it, the floor is
+    """Best first, top_k of them. A memory's relevance is its fused relevance, or its graph
+    worth times the best first-stage relevance when that is higher (nothing the graph brings
+    in outranks the first stage's best). Without `min_score`, the configuration's floor (by
+    default top_k is filled while candidates relate to the query at all, unless the graph stage
+    found a `chain` from the question's own entities: see config.Floor); with it, the floor is
     `min_score`."""
     features = config.features
-    shares = lexical_shares(candidates, query_words)
+    fused = {candidate.memory_id: scorer.parts(candidate) for candidate in candidates}
+    relevance = {key: parts["vector"] + parts["text"] for key, parts in fused.items()}
+    best = max((relevance[c.memory_id] for c in candidates if c.first_stage), default=0.0)
     scored = []
     for candidate in candidates:
-        share = shares[candidate.memory_id]
-        fused = fusion_parts(candidate.cosine, share, candidate.text_rank, config.fusion)
+        parts = fused[candidate.memory_id]
+        graph = candidate.graph * best
         components = {
-            "relevance": max(sum(fused.values()), candidate.graph),
+            "relevance": max(relevance[candidate.memory_id], graph),
             "feedback": feedback_multiplier(
                 feedback_weight,
                 candidate.useful,
@@ -184,7 +111,7 @@ def rank(
         score = math.prod(components.values())
         # What made the relevance: the halves' parts (and the lexical share behind the text
         # part), or the graph's score when it is higher.
-        made_of = {**fused, "lexical": share, "graph": candidate.graph}
+        made_of = {**parts, "graph": graph}
         scored.append(Scored(candidate.memory_id, score, components, made_of))
     scored.sort(key=lambda item: (-item.score, item.memory_id))
     if not scored:

@@ -1,0 +1,93 @@
+"""Fusion: each candidate's first-stage signals (its meaning and its words) made one relevance in
+0..1, with statistics taken once from the first stage's candidates (pure).
+
+The statistics are the user's own: every candidate is one of the user's memories nearest the
+query by meaning or holding its words, so a word most of them hold (a speaker named in every
+turn, the user's own name) says little of which one answers; nothing here depends on other
+users' data or on the engine's scores (those come from statistics over every user's memories).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from app.services.retrieval.config import Fusion
+
+
+@dataclass(frozen=True)
+class Signals:
+    """What fusion reads of a candidate."""
+
+    memory_id: str
+    cosine: float  # similarity of its embedding to the query's, -1..1
+    words: frozenset[str]  # its distinct words as the full-text index splits them
+    text_rank: int | None  # 1-based rank among the user's full-text hits; None: no hit
+
+
+def word_weights(
+    query_words: Iterable[str], candidates: Iterable[frozenset[str]]
+) -> dict[str, float]:
+    """Each query word's specificity among the candidates: BM25's idf,
+    log(1 + (n - df + 0.5) / (df + 0.5)), with n the candidates and df those holding the word."""
+    pool = list(candidates)
+    count = len(pool)
+    weights = {}
+    for word in query_words:
+        held = sum(1 for words in pool if word in words)
+        weights[word] = math.log(1.0 + (count - held + 0.5) / (held + 0.5))
+    return weights
+
+
+def lexical(weights: Mapping[str, float], words: frozenset[str]) -> float:
+    """The weighted share of the query's words a memory holds, 0..1 (0 without query words).
+
+    Presence, not frequency or length: a short turn that repeats a name gains nothing over a
+    long one that names it once."""
+    total = sum(weights.values())
+    if total <= 0.0:
+        return 0.0
+    return sum(weight for word, weight in weights.items() if word in words) / total
+
+
+def text_rank_part(rank: int | None, scale: float) -> float:
+    """What a full-text rank is worth, 0..1: scale / (scale + rank - 1); 0 for no hit."""
+    if rank is None:
+        return 0.0
+    return scale / (scale + rank - 1)
+
+
+class Scorer:
+    """The fusion of one retrieve: built once from the first stage's candidates, then asked for
+    each memory's relevance (those the graph stage brings in too, with the same statistics)."""
+
+    def __init__(
+        self, pool: Sequence[Signals], query_words: frozenset[str], fusion: Fusion
+    ) -> None:
+        self.fusion = fusion
+        self.weights = word_weights(query_words, (signals.words for signals in pool))
+
+    def parts(self, signals: Signals) -> dict[str, float]:
+        """The two halves' contributions to relevance: `vector`, the weighted positive part of
+        the cosine similarity, and `text`, the weighted full-text part: the memory's lexical
+        share (`lexical`, also reported), scaled between (1 - text_rank_share) and 1 by its
+        full-text rank (so the engine's judgement of phrases and identifiers counts, by rank
+        only)."""
+        fusion = self.fusion
+        share = lexical(self.weights, signals.words)
+        rank_share = fusion.text_rank_share
+        text_part = share * (
+            1.0
+            - rank_share
+            + rank_share * text_rank_part(signals.text_rank, fusion.text_rank_scale)
+        )
+        return {
+            "vector": fusion.vector_weight * max(0.0, signals.cosine),
+            "text": (1.0 - fusion.vector_weight) * text_part,
+            "lexical": share,
+        }
+
+    def relevance(self, signals: Signals) -> float:
+        parts = self.parts(signals)
+        return parts["vector"] + parts["text"]
