@@ -24,6 +24,7 @@ class Signals:
     cosine: float  # similarity of its embedding to the query's, -1..1
     words: frozenset[str]  # its distinct words as the full-text index splits them
     text_rank: int | None  # 1-based rank among the user's full-text hits; None: no hit
+    length: int = 0  # how many words it has
 
 
 def word_weights(

@@ -82,6 +82,14 @@ class Walk:
     # ("Old Faithful", "小蓝在苹果手机上").
     names: list[str] = field(default_factory=list)
 
+    def cancel(self) -> None:
+        """Gives the walk up (the query could not be embedded): its residual's encode too."""
+        if self.residual is None:
+            return
+        if self.residual.done() and not self.residual.cancelled():
+            self.residual.exception()  # failed with the query's: retrieved, not left unread
+        self.residual.cancel()
+
     def first_keys(self, named: list[str], seeded: bool) -> list[str]:
         """The entity keys to walk from as soon as the first stage's full-text half has looked
         the query's names up (`named`: those that are the user's entities; `seeded`: whether one

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import logging
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
@@ -11,6 +12,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from app import metrics
+from app.embedding import EmbeddingUnavailable
 from app.graph import Graph, PackedVector, packed_vector
 from app.models.feedback import FEEDBACK_WEIGHT_DEFAULT
 from app.models.memories import Explain, Memory, RetrieveRequest
@@ -22,6 +24,8 @@ from app.services.retrieval import fusion, graph_walk, ranking
 from app.services.retrieval.config import DEFAULT, RetrievalConfig
 from app.services.retrieval.query_text import content_words, lucene_query, words
 from app.services.scope import MAIN, Caller, MemoryFilter, Scope, scope_for
+
+log = logging.getLogger(__name__)
 
 DEFAULT_TOP_K = {"retrieve": 5, "search": 10}
 
@@ -48,13 +52,17 @@ def _candidate(
     session_id: str | None,
     now: datetime,
     first_stage: bool = True,
+    embedded: bool = True,
 ) -> ranking.Candidate:
     memory = row["memory"]
+    split = words(memory["content"])
     return ranking.Candidate(
         first_stage=first_stage,
+        length=len(split),
         memory_id=memory["memory_id"],
-        cosine=ranking.cosine(row["similarity"]),
-        words=frozenset(words(memory["content"])),
+        # Without the query's embedding (the embedding endpoint down) meaning says nothing.
+        cosine=ranking.cosine(row["similarity"]) if embedded else 0.0,
+        words=frozenset(split),
         text_rank=text_rank,
         confidence=current_confidence(memory, now),
         age_days=confidence.age_days(memory["created_at"], now),
@@ -103,12 +111,17 @@ def first_stage_params(
     }
 
 
+def _direction(registry: Registry) -> PackedVector:
+    """A unit vector the vector index takes (any but zeros, which it refuses), for statements
+    that need one and read no meaning from it."""
+    return packed_vector([1.0] + [0.0] * (registry.embedder.dimensions - 1))
+
+
 async def warm(registry: Registry) -> None:
     """Reads the retrieval plugins and runs a first stage and a walk that find nothing, so that
     the server plans their queries at startup rather than at the first retrieves (planning the
     two stages takes a few hundred milliseconds each, longer than the walk's time limit)."""
-    # Any vector but zeros, which a vector search refuses.
-    direction = packed_vector([1.0] + [0.0] * (registry.embedder.dimensions - 1))
+    direction = _direction(registry)
     await effects.effect(registry, "retrieval", "")
     await registry.graph.read(
         "retrieval/candidates",
@@ -202,6 +215,8 @@ class Gathered:
     profile: dict[str, Any] | None
     plugin: str | None
     timings: dict[str, float]
+    # Why the query could not be embedded, when it could not: the full-text half answered alone.
+    degraded: str | None = None
 
     def scorer(self) -> fusion.Scorer:
         """The fusion, its statistics from the first stage's candidates."""
@@ -238,18 +253,30 @@ async def gather(
         if request.graph and config.graph.enabled
         else None
     )
-    vector = packed_vector(await registry.embedder.encode_query(request.query))
+    degraded = None
+    try:
+        vector = packed_vector(await registry.embedder.encode_query(request.query))
+    except EmbeddingUnavailable as error:
+        degraded, vector = error.detail, _direction(registry)
+        if walk is not None:
+            walk.cancel()
+            walk = None
+        log.warning("retrieve without the query's embedding: %s", degraded)
     embedded = time.perf_counter()
     keep = MemoryFilter(request.memory_types, request.subject_id, request.only_session)
     names, keys = (walk.names, walk.keys) if walk is not None else ([], [])
     params = first_stage_params(scope, keep, vector, request.query, top_k, config, names, keys)
-    # The first walk's time falls within the candidates stage's.
-    found, profile, reached = await first_stage(
-        registry.graph,
-        params,
-        request.explain == "analyze",
-        walk.walk_from(registry, scope, vector) if walk is not None else None,
-    )
+    if degraded is not None:
+        [row] = await registry.graph.read("retrieval/candidates", **{**params, "halves": ["text"]})
+        found, profile, reached = merged([row]), None, None
+    else:
+        # The first walk's time falls within the candidates stage's.
+        found, profile, reached = await first_stage(
+            registry.graph,
+            params,
+            request.explain == "analyze",
+            walk.walk_from(registry, scope, vector) if walk is not None else None,
+        )
     queried = time.perf_counter()
     rows: list[dict[str, Any]] = found["candidates"]
     now = datetime.now(UTC)
@@ -260,7 +287,8 @@ async def gather(
     query_words = content_words(request.query)
     ranks = text_ranks(rows)
     candidates = [
-        _candidate(row, ranks.get(row["memory"]["memory_id"]), session_id, now) for row in rows
+        _candidate(row, ranks.get(row["memory"]["memory_id"]), session_id, now, True, not degraded)
+        for row in rows
     ]
     scorer = fusion.Scorer(candidates, query_words, config.fusion)
     relevance = {candidate.memory_id: scorer.relevance(candidate) for candidate in candidates}
@@ -301,6 +329,7 @@ async def gather(
             "candidates_ms": (queried - embedded) * 1000,
             "graph_ms": (expanded - queried) * 1000,
         },
+        degraded=degraded,
     )
 
 
@@ -355,6 +384,7 @@ def _explain(
         "feedback_weight": gathered.feedback_weight,
         "graph": expansion.summary() if expansion else None,
         "plugin": gathered.plugin,  # the retrieval plugin in effect for the user (key@version)
+        "degraded": gathered.degraded,  # why only the full-text half answered, if it did
     }
     if level in ("verbose", "analyze"):
         report["config"] = dataclasses.asdict(config)
