@@ -63,6 +63,9 @@ Decisions:
   weeks and parts of days are that zone's, converted to UTC. A naive reference is UTC.
 - A named day narrows to a part of it: morning 05-12, noon 11-14, afternoon 12-18, evening
   17-24, night 18 to 06 the next day, 凌晨 00-06.
+- A query of more than MAX_QUERY_CHARS characters or with more than MAX_EXPRESSIONS
+  expressions is a pasted text or a list, not a question about a time: no window, and its
+  cost stays bounded.
 - The first call of a process loads dateparser's language data (about 0.3 s); later reads of
   an expression cost about a millisecond each.
 """
@@ -80,6 +83,13 @@ from dateparser.date import DateDataParser
 # The start of a window with no lower bound ("before May 2023"): earlier than any memory.
 OPEN_START = datetime.min.replace(tzinfo=UTC)
 RECENT_DAYS = 30
+# More expressions than this in one query and it is no question about a time (a pasted log, a
+# list of dates): no window, and no thousand dateparser reads for one query.
+MAX_EXPRESSIONS = 6
+_MAX_CANDIDATES = 4 * MAX_EXPRESSIONS
+# A longer query is a pasted text, not a question about a time; reading it would cost
+# milliseconds (every pattern runs over all of it).
+MAX_QUERY_CHARS = 1000
 
 
 @dataclass(frozen=True)
@@ -838,17 +848,21 @@ class _Found:
 
 def _expressions(query: str) -> list[_Found]:
     """The expressions of the query in order; of overlapping ones the longest."""
-    candidates = [
-        _Found(match, rule)
-        for rule in _RULES
-        for match in rule.pattern.finditer(query)
-        if rule.accept(match) and not (rule.picked and _recurs(match))
-    ]
+    candidates: list[_Found] = []
+    for rule in _RULES:
+        for match in rule.pattern.finditer(query):
+            if rule.accept(match) and not (rule.picked and _recurs(match)):
+                candidates.append(_Found(match, rule))
+                # A few rules match each expression: this many is more than MAX_EXPRESSIONS.
+                if len(candidates) > _MAX_CANDIDATES:
+                    raise _Doubt("too many expressions")
     candidates.sort(key=lambda found: (-len(found.match[0]), found.match.start()))
     kept: list[_Found] = []
     for found in candidates:
         if not any(found.overlaps(other) for other in kept):
             kept.append(found)
+    if len(kept) > MAX_EXPRESSIONS:
+        raise _Doubt("too many expressions")
     return sorted(kept, key=lambda found: found.start)
 
 
@@ -1054,14 +1068,14 @@ def window(query: str, reference: datetime) -> TimeWindow | None:
 
     None when the query names no time, or only the future, or when its reading is in doubt.
     """
-    if not _may_name_time(query):
-        return None
-    found = _expressions(query)
-    if not found:
+    if len(query) > MAX_QUERY_CHARS or not _may_name_time(query):
         return None
     if reference.tzinfo is None:
         reference = reference.replace(tzinfo=UTC)
     try:
+        found = _expressions(query)
+        if not found:
+            return None
         zone = _zone(query)
         local_reference = reference.astimezone(zone).replace(tzinfo=None)
         terms = _terms(query, found, local_reference)

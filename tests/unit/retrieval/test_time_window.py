@@ -9,7 +9,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.services.retrieval.time_window import OPEN_START, RECENT_DAYS, TimeWindow, window
+from app.services.retrieval.time_window import (
+    MAX_EXPRESSIONS,
+    MAX_QUERY_CHARS,
+    OPEN_START,
+    RECENT_DAYS,
+    TimeWindow,
+    window,
+)
 
 # Wednesday 15 May 2024, 10:00 UTC, unless a test says otherwise.
 WEDNESDAY = datetime(2024, 5, 15, 10, 0, tzinfo=UTC)
@@ -450,6 +457,19 @@ def test_recently_yields_to_a_named_time_it_does_not_meet() -> None:
         "2022-02-07", "2022-02-08"
     )
     assert _span("最近 2023年5月 的发布") == _expect("2023-05-01", "2023-06-01")
+
+
+def test_a_query_naming_many_times_is_no_question_about_a_time() -> None:
+    assert window("in May 2023 " * MAX_EXPRESSIONS, WEDNESDAY) is not None
+    assert window("in May 2023 " * (MAX_EXPRESSIONS + 1), WEDNESDAY) is None
+    assert window("2023-05-08 12:00:01 ERROR timeout\n" * 20, WEDNESDAY) is None
+
+
+def test_a_pasted_text_is_no_question_about_a_time() -> None:
+    question = "What did we decide last week? "
+    padding = "x" * (MAX_QUERY_CHARS - len(question))
+    assert window(question + padding, WEDNESDAY) is not None
+    assert window(question + padding + "x", WEDNESDAY) is None
 
 
 def test_expressions_with_nothing_in_common_give_no_window() -> None:
