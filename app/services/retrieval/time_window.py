@@ -738,7 +738,7 @@ def _season_zh(match: re.Match[str], reference: datetime) -> _Span:
 # "recently", "lately", 最近, 近来, 近期: the last RECENT_DAYS days. "most recently" (最近一次)
 # asks for the latest of several, however long ago: no window.
 _RECENT_EN = _en(r"\b(?P<most>most\s+)?(?:recently|lately)\b")
-_RECENT_ZH = re.compile(r"最近(?P<most>一次)?(?!的)|近来|近期")
+_RECENT_ZH = re.compile(r"最近(?:(?P<most>一次)|(?!的))|近来|近期")
 
 
 def _recent(match: re.Match[str], reference: datetime) -> _Span | None:

@@ -237,6 +237,7 @@ def test_chinese_with_english_identifiers(query: str, start: str, end: str) -> N
         "年龄",
         "What score did I get most recently?",
         "最近一次考试的分数",
+        "最近一次的分数",
     ],
 )
 def test_no_window(query: str) -> None:
