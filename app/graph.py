@@ -149,11 +149,26 @@ def plan_summary(plan: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
+INDEX_RETRY_AFTER_S = 30
+
+
 def _unavailable() -> Unavailable:
     """The domain error for an outage, counted, and the outage recorded until a call succeeds."""
     metrics.NEO4J_ERRORS.inc()
     metrics.NEO4J_AVAILABLE.set(0)
     return database_unavailable()
+
+
+INDEX_NOT_FOUND = "Neo.ClientError.Schema.IndexNotFound"
+
+
+def index_rebuilding() -> Unavailable:
+    """A statement that searches an index that is not there: it is being rebuilt (the vector
+    index during `memory-service reembed`'s switch). 503 until it is back."""
+    return Unavailable(
+        "a search index is being rebuilt (a change of embedding model): retry shortly",
+        retry_after_s=INDEX_RETRY_AFTER_S,
+    )
 
 
 def _available() -> None:
@@ -306,6 +321,10 @@ class Graph:
                     raise _unavailable() from error
                 attempt += 1
                 continue
+            except neo4j_errors.ClientError as error:
+                if error.code == INDEX_NOT_FOUND:
+                    raise index_rebuilding() from error
+                raise
             _available()
             return rows
 

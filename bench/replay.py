@@ -37,6 +37,7 @@ class Case:
     evidence: frozenset[str]
     keys: dict[str, str]  # memory_id -> the dataset's key
     gathered: pipeline.Gathered
+    text_scores: dict[str, float]  # the full-text index's own scores of its hits
 
     def recall(self, order: Sequence[str], k: int = TOP_K) -> float:
         found = {self.keys.get(memory_id) for memory_id in order[:k]}
@@ -67,7 +68,12 @@ class Recorder:
             row["memory"]["memory_id"]: str(dict(row["memory"]["metadata"]).get("meta_key"))
             for row in gathered.rows
         }
-        case = Case(self.dataset, text, category, evidence, keys, _slim(gathered))
+        scores = {
+            row["memory"]["memory_id"]: row["text_score"]
+            for row in gathered.rows
+            if row.get("text_score") is not None
+        }
+        case = Case(self.dataset, text, category, evidence, keys, _slim(gathered), scores)
         self.same += [keys[item.memory_id] for item in gathered.ranked()] == served
         self.cases.append(case)
 

@@ -293,6 +293,23 @@ class RetrieveRequest(Strict, Scoped):
     branch: BranchName | None = None
     graph: bool = True  # the graph stage: expansion through the entities memories mention
     recipe: RecipeName | None = None  # another retrieval configuration than the user's
+    # When the question is asked (default: now): what its time expressions ("last week", "上周")
+    # are read against.
+    reference_time: UtcTimestamp | None = None
+    # A window on event time (observed_at) the question is about: it wins over the query's own
+    # time expressions. Memories inside it are raised, the others kept.
+    observed_after: UtcTimestamp | None = None
+    observed_before: UtcTimestamp | None = None
+
+    @model_validator(mode="after")
+    def _window_is_ordered(self) -> RetrieveRequest:
+        if (
+            self.observed_after is not None
+            and self.observed_before is not None
+            and self.observed_after >= self.observed_before
+        ):
+            raise ValueError("observed_after must be earlier than observed_before")
+        return self
 
 
 class FulltextRequest(Strict):

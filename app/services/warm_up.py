@@ -12,18 +12,21 @@ from app.errors import Unavailable
 from app.registry import Registry
 from app.services import keys, memories, scope
 from app.services.entities.extractor import load_segmenter
-from app.services.retrieval import pipeline
+from app.services.retrieval import pipeline, time_window
 
 log = logging.getLogger(__name__)
 
 
 async def warm(registry: Registry) -> None:
-    """Loads the Chinese segmenter's dictionary off the event loop, then has Neo4j plan the
+    """Loads the Chinese segmenter's dictionary and the time expressions' calendars off the
+    event loop, then has Neo4j plan the
     statements of the hot paths (a key's lookup, a branch's, a store, a retrieve) by running
     them on nothing or rolled back. A database that has just started has no plans, and the
     first requests would otherwise wait for them (a retrieve's walk longer than its limit)."""
-    # First: the store's rehearsal segments Chinese on the event loop.
+    # First: the store's rehearsal segments Chinese on the event loop, and a retrieve reads its
+    # query's time expressions there (dateparser loads its languages' data on first use).
     await asyncio.to_thread(load_segmenter)
+    await asyncio.to_thread(time_window.load)
     await keys.warm(registry)
     await scope.warm(registry)
     await pipeline.warm(registry)

@@ -64,6 +64,10 @@ class Features:
     confidence_floor: float = 0.75  # what confidence 0 keeps of a score
     contradicted: float = 0.6  # consolidate kept another memory that disagrees with it
     denied: float = 0.6  # about what the question's subject is said to be unrelated to
+    # A memory observed inside the time window the question names (or the request gives), or
+    # up to `window_lag_days` after it (what happened is often told days later).
+    in_window: float = 1.2
+    window_lag_days: float = 7.0
 
 
 @dataclass(frozen=True)

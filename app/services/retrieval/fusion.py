@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from app.services.retrieval.config import Fusion
 
@@ -25,6 +25,8 @@ class Signals:
     words: frozenset[str]  # its distinct words as the full-text index splits them
     text_rank: int | None  # 1-based rank among the user's full-text hits; None: no hit
     length: int = 0  # how many words it has
+    # How often it holds each query word (words absent from it are absent here).
+    frequencies: Mapping[str, int] = field(default_factory=dict)
 
 
 def word_weights(

@@ -6,6 +6,7 @@ import asyncio
 import dataclasses
 import logging
 import time
+from collections import Counter
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -20,9 +21,10 @@ from app.registry import Registry
 from app.services.governance import confidence
 from app.services.memory_view import current_confidence, to_memory, whole
 from app.services.plugins import effects
-from app.services.retrieval import fusion, graph_walk, ranking
+from app.services.retrieval import fusion, graph_walk, ranking, time_window
 from app.services.retrieval.config import DEFAULT, RetrievalConfig
 from app.services.retrieval.query_text import content_words, lucene_query, words
+from app.services.retrieval.time_window import TimeWindow
 from app.services.scope import MAIN, Caller, MemoryFilter, Scope, scope_for
 
 log = logging.getLogger(__name__)
@@ -51,6 +53,7 @@ def _candidate(
     text_rank: int | None,
     session_id: str | None,
     now: datetime,
+    query_words: frozenset[str],
     first_stage: bool = True,
     embedded: bool = True,
 ) -> ranking.Candidate:
@@ -59,6 +62,7 @@ def _candidate(
     return ranking.Candidate(
         first_stage=first_stage,
         length=len(split),
+        frequencies={word: count for word, count in Counter(split).items() if word in query_words},
         memory_id=memory["memory_id"],
         # Without the query's embedding (the embedding endpoint down) meaning says nothing.
         cosine=ranking.cosine(row["similarity"]) if embedded else 0.0,
@@ -72,7 +76,13 @@ def _candidate(
         outdated=memory.get("outdated") or 0,
         wrong=memory.get("wrong") or 0,
         contradicted=memory.get("contradicted_by") is not None,
+        observed_at=_moment(memory.get("observed_at")),
     )
+
+
+def _moment(value: str | None) -> datetime | None:
+    """A timestamp as the first stage's rows give it (ISO text), or None."""
+    return datetime.fromisoformat(value) if value else None
 
 
 def first_stage_params(
@@ -217,6 +227,9 @@ class Gathered:
     timings: dict[str, float]
     # Why the query could not be embedded, when it could not: the full-text half answered alone.
     degraded: str | None = None
+    # The event-time window the question is about (given, or read from the query), if any.
+    window: TimeWindow | None = None
+    window_given: bool = False
 
     def scorer(self) -> fusion.Scorer:
         """The fusion, its statistics from the first stage's candidates."""
@@ -233,6 +246,7 @@ class Gathered:
             min_score=self.min_score,
             config=self.config,
             chain=self.expansion is not None and self.expansion.chain,
+            window=self.window,
         )
 
 
@@ -285,9 +299,18 @@ async def gather(
     if weight is None:
         weight = FEEDBACK_WEIGHT_DEFAULT
     query_words = content_words(request.query)
+    window, given = time_window_of(request, now)
     ranks = text_ranks(rows)
     candidates = [
-        _candidate(row, ranks.get(row["memory"]["memory_id"]), session_id, now, True, not degraded)
+        _candidate(
+            row,
+            ranks.get(row["memory"]["memory_id"]),
+            session_id,
+            now,
+            query_words,
+            True,
+            not degraded,
+        )
         for row in rows
     ]
     scorer = fusion.Scorer(candidates, query_words, config.fusion)
@@ -309,7 +332,9 @@ async def gather(
         for row in expansion.rows:
             if row["memory"]["memory_id"] not in known:
                 rows.append(row)
-                candidates.append(_candidate(row, None, session_id, now, first_stage=False))
+                candidates.append(
+                    _candidate(row, None, session_id, now, query_words, first_stage=False)
+                )
         candidates = [expansion.scored(candidate) for candidate in candidates]
     expanded = time.perf_counter()
     return Gathered(
@@ -330,6 +355,8 @@ async def gather(
             "graph_ms": (expanded - queried) * 1000,
         },
         degraded=degraded,
+        window=window,
+        window_given=given,
     )
 
 
@@ -385,6 +412,7 @@ def _explain(
         "graph": expansion.summary() if expansion else None,
         "plugin": gathered.plugin,  # the retrieval plugin in effect for the user (key@version)
         "degraded": gathered.degraded,  # why only the full-text half answered, if it did
+        "time_window": _window_report(gathered),
     }
     if level in ("verbose", "analyze"):
         report["config"] = dataclasses.asdict(config)
@@ -409,6 +437,28 @@ def _explain(
     if gathered.profile is not None:
         report["plan"] = gathered.profile
     return report
+
+
+def time_window_of(request: RetrieveRequest, now: datetime) -> tuple[TimeWindow | None, bool]:
+    """The event-time window the request gives (observed_after / observed_before), else the one
+    its query names as asked at reference_time (default now); and whether it was given."""
+    if request.observed_after is not None or request.observed_before is not None:
+        start = request.observed_after or time_window.OPEN_START
+        end = request.observed_before or datetime.max.replace(tzinfo=UTC)
+        return TimeWindow(start, end, ""), True
+    return time_window.window(request.query, request.reference_time or now), False
+
+
+def _window_report(gathered: Gathered) -> dict[str, Any] | None:
+    window = gathered.window
+    if window is None:
+        return None
+    return {
+        "start": None if window.start == time_window.OPEN_START else window.start.isoformat(),
+        "end": None if window.end.year == datetime.max.year else window.end.isoformat(),
+        "expression": window.expression or None,
+        "source": "request" if gathered.window_given else "query",
+    }
 
 
 def _graph_part(item: ranking.Scored, expansion: graph_walk.Expansion | None) -> dict[str, Any]:

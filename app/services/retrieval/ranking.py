@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 
 from app.services.retrieval.config import DEFAULT, Features, RetrievalConfig
 from app.services.retrieval.fusion import Scorer, Signals
+from app.services.retrieval.time_window import TimeWindow
 
 # The spec's feedback rule (see feedback_multiplier) clamps to these.
 FEEDBACK_MIN, FEEDBACK_MAX = 0.5, 2.0
@@ -34,6 +36,7 @@ class Candidate(Signals):
     contradicted: bool = False  # consolidate kept another memory that disagrees with it
     denied: bool = False  # about what the question's subject is said to be unrelated to
     first_stage: bool = True  # found by the first stage (else brought in by the graph stage)
+    observed_at: datetime | None = None  # its event time
 
 
 @dataclass(frozen=True)
@@ -63,6 +66,16 @@ def recency(age_days: float, features: Features) -> float:
     return 1.0 + features.recency_bonus * math.exp(-age_days / features.recency_days)
 
 
+def in_window(observed_at: datetime | None, window: TimeWindow | None, features: Features) -> float:
+    """features.in_window for a memory observed inside the window or up to window_lag_days
+    after it, else 1."""
+    if window is None or observed_at is None:
+        return 1.0
+    lag = timedelta(days=features.window_lag_days)
+    inside = window.start <= observed_at < window.end + lag
+    return features.in_window if inside else 1.0
+
+
 def trust(confidence: float, features: Features) -> float:
     """What a memory's decayed confidence keeps of its score: confidence_floor at 0, 1 at 1."""
     return features.confidence_floor + (1.0 - features.confidence_floor) * confidence
@@ -78,6 +91,7 @@ def rank(
     min_score: float | None = None,
     config: RetrievalConfig = DEFAULT,
     chain: bool = False,
+    window: TimeWindow | None = None,
 ) -> list[Scored]:
     """Best first, top_k of them. A memory's relevance is its fused relevance, or its graph
     worth times the best first-stage relevance when that is higher (nothing the graph brings
@@ -107,6 +121,7 @@ def rank(
             "session": features.session_boost if session_boost and candidate.same_session else 1.0,
             "contradiction": features.contradicted if candidate.contradicted else 1.0,
             "denial": features.denied if candidate.denied else 1.0,
+            "time": in_window(candidate.observed_at, window, features),
         }
         score = math.prod(components.values())
         # What made the relevance: the halves' parts (and the lexical share behind the text

@@ -1063,6 +1063,12 @@ def _zone(query: str) -> tzinfo:
 # --- the window --------------------------------------------------------------------------------
 
 
+def load() -> None:
+    """Has dateparser load its languages' data (a fraction of a second, once per process)."""
+    window("in May 2023", datetime(2024, 1, 1, tzinfo=UTC))
+    window("去年五月", datetime(2024, 1, 1, tzinfo=UTC))
+
+
 def window(query: str, reference: datetime) -> TimeWindow | None:
     """The window on event time the query names, read as asked at `reference`, or None.
 
