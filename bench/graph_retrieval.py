@@ -252,6 +252,8 @@ class Outcome:
     question: Question
     mode: str
     got: list[str]  # labels, best first
+    user_id: str = ""
+    labels: dict[str, str] | None = None  # content -> label, for judging another order
 
     @property
     def recall(self) -> float:
@@ -307,7 +309,16 @@ async def run(uri: str, embedder: Any) -> list[Outcome]:
                 for mode, graph in zip(MODES, (False, True), strict=True):
                     rows = await ask(client, users[scenario.key], question, graph)
                     got = [labels[scenario.key].get(row["content"], "?") for row in rows]
-                    outcomes.append(Outcome(scenario.key, question, mode, got))
+                    outcomes.append(
+                        Outcome(
+                            scenario.key,
+                            question,
+                            mode,
+                            got,
+                            users[scenario.key],
+                            labels[scenario.key],
+                        )
+                    )
         asked = len(outcomes)
         common.log(f"asked {asked} retrieves in {time.perf_counter() - started:.1f}s")
     return outcomes

@@ -550,6 +550,7 @@ async def run(client: Any, sets: Sequence[str] = SETS) -> dict[str, Any]:
     failures: list[dict[str, Any]] = []
     maturation: Counter[str] = Counter()
     refused: list[str] = []
+    executions: dict[str, dict[str, Any]] = {}
     for name in sets:
         dataset = load_set(name)
         started = time.perf_counter()
@@ -563,6 +564,12 @@ async def run(client: Any, sets: Sequence[str] = SETS) -> dict[str, Any]:
             for line in execution.notes:
                 common.log(f"{where}: {line}")
             steps_ok = [error is None for error in execution.step_errors]
+            executions[scenario["scenario_id"]] = {
+                "set": name,
+                "user_id": user_id,
+                "steps_ok": steps_ok,
+                "error": execution.error,
+            }
             returned = None if execution.error else execution.returned
             result = score_scenario(scenario, steps_ok, returned)
             best = [best_order(a, execution.active) for a in scenario["assertions"]]
@@ -596,6 +603,7 @@ async def run(client: Any, sets: Sequence[str] = SETS) -> dict[str, Any]:
         "maturation_answers": dict(sorted(maturation.items())),
         "refused_calls": refused,
         "failures": failures,
+        "executions": executions,
     }
 
 

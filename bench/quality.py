@@ -244,31 +244,45 @@ async def conversational(
 # The other datasets
 
 
-async def memoria(uri: str, embedder: Any) -> dict[str, Any]:
+async def memoria(uri: str, embedder: Any, capture: Path | None) -> dict[str, Any]:
     import memoria_sets
+    import replay
 
-    async with common.in_process_client(uri, embedder) as client:
-        found = await memoria_sets.run(client)
+    with replay.Tap() as tap:
+        async with common.in_process_client(uri, embedder) as client:
+            found = await memoria_sets.run(client)
+    if capture is not None:
+        replay.save(
+            capture / "memoria.pkl", {"executions": found["executions"], "calls": tap.calls}
+        )
     return {
         "macro": found["macro"],
         "sets": {name: report["overall_score"] for name, report in found["sets"].items()},
     }
 
 
-async def graph(uri: str, embedder: Any) -> dict[str, Any]:
+async def graph(uri: str, embedder: Any, capture: Path | None) -> dict[str, Any]:
     import graph_retrieval
+    import replay
 
-    outcomes = [o for o in await graph_retrieval.run(uri, embedder) if o.mode == "with graph"]
+    with replay.Tap() as tap:
+        outcomes = [o for o in await graph_retrieval.run(uri, embedder) if o.mode == "with graph"]
+    if capture is not None:
+        replay.save(capture / "graph.pkl", {"outcomes": outcomes, "calls": tap.calls})
     recall, fully, excluded = graph_retrieval.figures(outcomes)
     return {"fully_right": fully, "recall": recall, "excluded_hit": excluded}
 
 
-async def scenario_set(uri: str, embedder: Any) -> dict[str, Any]:
+async def scenario_set(uri: str, embedder: Any, capture: Path | None) -> dict[str, Any]:
+    import replay
     import scenarios
 
     chosen, errors = scenarios.load()
     assert not errors, errors
-    assertions = await scenarios.run(uri, embedder, chosen, False)
+    with replay.Tap() as tap:
+        assertions = await scenarios.run(uri, embedder, chosen, False)
+    if capture is not None:
+        replay.save(capture / "scenarios.pkl", {"assertions": assertions, "calls": tap.calls})
     by_category: dict[str, list[bool]] = defaultdict(list)
     for assertion in assertions:
         by_category[assertion.scenario.category].append(assertion.passed)
@@ -393,11 +407,11 @@ async def run(args: argparse.Namespace, uri: str) -> dict[str, Any]:
         if name in CONVERSATIONS:
             results[name] = await conversational(name, uri, embedder, tag, args.reuse, capture)
         elif name == "memoria":
-            results[name] = await memoria(uri, embedder)
+            results[name] = await memoria(uri, embedder, capture)
         elif name == "graph":
-            results[name] = await graph(uri, embedder)
+            results[name] = await graph(uri, embedder, capture)
         elif name == "scenarios":
-            results[name] = await scenario_set(uri, embedder)
+            results[name] = await scenario_set(uri, embedder, capture)
         elif name == "labelled":
             results[name] = await labelled(uri, embedder)
         common.log(f"{name} done in {time.perf_counter() - started:.0f}s")

@@ -86,6 +86,68 @@ class Recorder:
         )
 
 
+@dataclass
+class Call:
+    """One retrieve some benchmark made through the app, as the ranking saw it."""
+
+    user_id: str
+    query: str
+    graph: bool
+    gathered: pipeline.Gathered
+    contents: dict[str, str]  # memory_id -> content, to judge a replayed order by
+
+    def contents_in(self, order: Sequence[str]) -> list[str]:
+        return [self.contents[memory_id] for memory_id in order]
+
+
+class Tap:
+    """Records every retrieve and search the in-process app makes while installed (the
+    pipeline's gather wrapped), for benchmarks judged by what came back (their own runs are
+    not changed)."""
+
+    def __init__(self) -> None:
+        self.calls: list[Call] = []
+        self._original: Any = None
+
+    def __enter__(self) -> Tap:
+        self._original = original = pipeline.gather
+
+        async def recording(
+            registry: Registry, caller: Caller, request: RetrieveRequest, *, mode: str
+        ) -> pipeline.Gathered:
+            gathered: pipeline.Gathered = await original(registry, caller, request, mode=mode)
+            contents = {
+                row["memory"]["memory_id"]: row["memory"]["content"] for row in gathered.rows
+            }
+            self.calls.append(
+                Call(caller.user_id, request.query, request.graph, _slim(gathered), contents)
+            )
+            return gathered
+
+        pipeline.gather = recording  # type: ignore[assignment]
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        pipeline.gather = self._original
+
+    def last(self, user_id: str, query: str, graph: bool = True) -> Call:
+        """The last call of the user with that query: what a benchmark's check read."""
+        for call in reversed(self.calls):
+            if (call.user_id, call.query, call.graph) == (user_id, query, graph):
+                return call
+        raise KeyError((user_id, query, graph))
+
+
+def save(path: Path, value: object) -> None:
+    with path.open("wb") as file:
+        pickle.dump(value, file)
+
+
+def load_any(path: Path) -> Any:
+    with path.open("rb") as file:
+        return pickle.load(file)
+
+
 def load(path: Path) -> list[Case]:
     with path.open("rb") as file:
         cases: list[Case] = pickle.load(file)

@@ -392,6 +392,7 @@ class Assertion:
     passed: bool
     got: tuple[str, ...]  # contents returned, best first
     error: str | None = None  # why it failed without being asked (a failed step)
+    user_id: str = ""
 
 
 @dataclass
@@ -513,13 +514,22 @@ async def retrieve(context: Context, check: Check) -> list[str]:
     return [str(row["content"]) for row in rows]
 
 
-def judge(scenario: Scenario, check: Check, got: Sequence[str]) -> list[Assertion]:
+def judge(
+    scenario: Scenario, check: Check, got: Sequence[str], user_id: str = ""
+) -> list[Assertion]:
     def found(substring: str) -> bool:
         return any(substring in content for content in got)
 
     return [
         Assertion(
-            scenario, check.query, check.top_k, kind, s, found(s) == (kind == "include"), tuple(got)
+            scenario,
+            check.query,
+            check.top_k,
+            kind,
+            s,
+            found(s) == (kind == "include"),
+            tuple(got),
+            user_id=user_id,
         )
         for kind, s in expectations(check)
     ]
@@ -556,7 +566,7 @@ async def run_scenario(
                 raise StepFailed(f"step {n} ({step['op']}): {error}") from None
         assertions = []
         for check in scenario.checks:
-            assertions += judge(scenario, check, await retrieve(context, check))
+            assertions += judge(scenario, check, await retrieve(context, check), user_id)
         return assertions
     except StepFailed as error:
         return failed_all(scenario, str(error))
