@@ -1,17 +1,27 @@
 // One page of a user's active memories on a branch (its own, and main's it reads: see
-// scope.Scope), newest first, after the cursor.
-// params: user_id, branch, view_seq (or null), before (memory_id or null), memory_type,
-//         trust_tier, subject_id, session_id (each a filter, or null), limit
+// scope.Scope), newest first, after the cursor: as they stand now, or with $p.seq as they
+// stood after that change (as_of: the branch's nodes created by then and not ended by then;
+// main's it reads are those of memories it has no node of at all, since the branch's own
+// nodes, current or past, tell such a memory's state at every seq).
+// params: user_id, branch, view_seq (or null), seq (or null: now), before (memory_id or null),
+//         memory_type, trust_tier, subject_id, session_id (each a filter, or null), limit
 // returns: memory (map without embedding; timestamps as ISO strings, cheaper to decode)
 CALL () {
   MATCH (m:Memory {user_id: $p.user_id, branch: $p.branch})
-  WHERE m.is_active
+  WHERE m.is_active AND ($p.seq IS NULL OR m.created_seq <= $p.seq)
+  RETURN m
+  UNION ALL
+  WITH 1 AS unused WHERE $p.seq IS NOT NULL
+  MATCH (m:MemoryVersion {user_id: $p.user_id, branch: $p.branch})
+  WHERE m.ended_seq > $p.seq AND m.created_seq <= $p.seq AND m.is_active
   RETURN m
   UNION ALL
   WITH 1 AS unused WHERE $p.view_seq IS NOT NULL
   MATCH (m:Memory {user_id: $p.user_id, branch: 'main'})
   WHERE m.created_seq <= $p.view_seq AND m.is_active
     AND NOT EXISTS { (:Memory {memory_id: m.memory_id, branch: $p.branch}) }
+    AND ($p.seq IS NULL
+         OR NOT EXISTS { MATCH (v:MemoryVersion {memory_id: m.memory_id}) WHERE v.branch = $p.branch })
   RETURN m
 }
 WITH m
