@@ -8,14 +8,17 @@
 // returns: one row: first_at (the user's creation or earliest change recorded, whichever is
 //          earlier; null for a user never seen), seq (of the user's last change at or before
 //          $p.at, 0 before the first; null without $p.at), snapshot ({branch, seq, created_at}
-//          or null), base_seq and created_at (the branch's fork, null for main), collected_seq
-//          and collected_at (how far garbage collection has taken the branch's past versions:
-//          the last change that ended one it deleted, and its time; null when it deleted none,
-//          collected_at also for a collection before times were recorded), kept_seqs (the seqs
-//          of the branch's snapshots: garbage collection keeps their states whole)
+//          or null), base_seq and created_at (the branch's fork: its change and that change's
+//          time, else the branch's own, which its statement took a moment later; null for
+//          main), collected_seq and collected_at (how far garbage collection has taken the
+//          branch's past versions: the last change that ended one it deleted, and its time;
+//          null when it deleted none, collected_at also for a collection before times were
+//          recorded), kept_seqs (the seqs of the branch's snapshots: garbage collection keeps
+//          their states whole)
 CYPHER 25
 OPTIONAL MATCH (u:User {id: $p.user_id})
 OPTIONAL MATCH (b:Branch {user_id: $p.user_id, name: $p.branch})
+OPTIONAL MATCH (fork:Change {user_id: $p.user_id, seq: b.base_seq})
 OPTIONAL MATCH (h:CollectedHistory {user_id: $p.user_id})
 OPTIONAL MATCH (s:Snapshot {user_id: $p.user_id, name: $p.snapshot})
 OPTIONAL CALL () {
@@ -37,7 +40,7 @@ RETURN CASE WHEN first_change IS NULL OR u.created_at < first_change THEN u.crea
             ELSE first_change END AS first_at,
        CASE WHEN $p.at IS NULL THEN null ELSE coalesce(seq, 0) END AS seq,
        CASE WHEN s IS NULL THEN null ELSE s {.branch, .seq, .created_at} END AS snapshot,
-       b.base_seq AS base_seq, b.created_at AS created_at,
+       b.base_seq AS base_seq, coalesce(fork.at, b.created_at) AS created_at,
        CASE WHEN $p.branch = 'main' THEN h.through_seq ELSE b.collected_seq END AS collected_seq,
        CASE WHEN $p.branch = 'main' THEN h.through_at ELSE b.collected_at END AS collected_at,
        COLLECT {
