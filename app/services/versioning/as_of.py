@@ -28,18 +28,25 @@ from app.services.scope import MAIN, Caller, Scope, scope_for
 @dataclass(frozen=True)
 class AsOf:
     """The state a read shows: now (`seq` None), or the branch as it stood after change `seq`,
-    at time `at` (what a past memory's confidence is decayed to)."""
+    at time `at` (what a past memory's confidence is decayed to).
+
+    `from_start`: the moment is nearer the user's first change than their last, so the past
+    versions alive then are fewer to find among those created by then than among those ended
+    since (a read of many versions seeks from that end; time stands for how much was written
+    before and after, as writing takes time)."""
 
     seq: int | None = None
     at: datetime | None = None
+    from_start: bool = False
 
     @property
     def past(self) -> bool:
         return self.seq is not None
 
     def params(self) -> dict[str, Any]:
-        """The parameter every read statement takes: `seq`, null for now."""
-        return {"seq": self.seq}
+        """The parameters every read statement takes: `seq` (null for now) and
+        `from_start`."""
+        return {"seq": self.seq, "from_start": self.from_start}
 
 
 NOW = AsOf()
@@ -55,22 +62,27 @@ async def resolve(registry: Registry, scope: Scope, as_of: datetime | str | None
     """
     if as_of is None:
         return NOW
-    at = as_of if isinstance(as_of, datetime) else None
-    if at is not None and at > datetime.now(UTC):
+    time = as_of if isinstance(as_of, datetime) else None
+    if time is not None and time > datetime.now(UTC):
         raise Invalid("as_of is in the future: the memory as it stands now needs no as_of")
     [row] = await registry.graph.read(
         "versions/as_of",
         user_id=scope.user_id,
         branch=scope.branch,
-        at=at,
-        snapshot=as_of if at is None else None,
+        at=time,
+        snapshot=None if isinstance(as_of, datetime) else as_of,
     )
-    if at is None:
-        return _snapshot(scope, str(as_of), row)
-    return _time(scope, at, row)
+    if isinstance(as_of, datetime):
+        seq, at = _time(scope, as_of, row), as_of
+    else:
+        seq, at = _snapshot(scope, as_of, row)
+    first, last = row["first_at"], row["last_at"]
+    from_start = first is not None and last is not None and at - first < last - at
+    return AsOf(seq=seq, at=at, from_start=from_start)
 
 
-def _snapshot(scope: Scope, name: str, row: dict[str, Any]) -> AsOf:
+def _snapshot(scope: Scope, name: str, row: dict[str, Any]) -> tuple[int, datetime]:
+    """The seq and time of the state the snapshot recorded."""
     found = row["snapshot"]
     if found is None:
         raise NotFound(f"snapshot {name} not found")
@@ -79,10 +91,11 @@ def _snapshot(scope: Scope, name: str, row: dict[str, Any]) -> AsOf:
             f"snapshot {name} is of branch {found['branch']}, and this request reads branch "
             f"{scope.branch}: name branch {found['branch']} to read it"
         )
-    return AsOf(seq=found["seq"], at=found["created_at"])
+    return found["seq"], found["created_at"]
 
 
-def _time(scope: Scope, at: datetime, row: dict[str, Any]) -> AsOf:
+def _time(scope: Scope, at: datetime, row: dict[str, Any]) -> int:
+    """The seq of the state at `at`."""
     seq: int = row["seq"]
     if scope.branch != MAIN:
         created = row["created_at"]
@@ -96,14 +109,14 @@ def _time(scope: Scope, at: datetime, row: dict[str, Any]) -> AsOf:
         seq = max(seq, base_seq)
     first = row["first_at"]
     if first is None or at < first:
-        return AsOf(seq=0, at=at)  # before the user's first change: nothing
+        return 0  # before the user's first change: nothing
     if seq not in row["kept_seqs"] and _collected(at, seq, row):
         raise Gone(
             f"the memory as it stood at {at.isoformat()} is no longer kept: garbage collection "
             "has taken past versions of it (history is kept for HISTORY_RETENTION_DAYS, and "
             "snapshots keep theirs: read as_of a snapshot)"
         )
-    return AsOf(seq=seq, at=at)
+    return seq
 
 
 def _collected(at: datetime, seq: int, row: dict[str, Any]) -> bool:
