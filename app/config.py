@@ -76,6 +76,10 @@ class Settings(BaseSettings):
     governance_cron: str = "0 4 * * *"
     scheduler_lease_s: int = 30
     safety_snapshots_kept: int = 20
+    # Past versions and change records younger than this are kept by garbage collection even
+    # when no snapshot sees them, so that `as_of` reads (and forks from a time) reach back this
+    # far at least; 0 keeps only what snapshots and branches need.
+    history_retention_days: float = Field(default=30.0, ge=0)
     # The task worker: how often it looks for tasks, how long a claim lasts without renewal
     # (an instance that dies leaves its tasks to another after this), how many claims a task
     # gets before it is failed, and how long finished tasks are kept.

@@ -40,6 +40,11 @@ class Conflict(DomainError):
     """The request clashes with the current state (duplicate name, limit reached)."""
 
 
+class Gone(DomainError):
+    """What the request asks for existed but is no longer kept (history garbage collection
+    took)."""
+
+
 class TooLarge(DomainError):
     """The request body is over the size limit."""
 
@@ -100,6 +105,7 @@ STATUS_BY_ERROR: dict[type[DomainError], int] = {
     Forbidden: 403,
     NotFound: 404,
     Conflict: 409,
+    Gone: 410,
     TooLarge: 413,
     Invalid: 422,
     RateLimited: 429,

@@ -107,7 +107,9 @@ def database() -> Iterator[str]:
 
 def make_settings(**overrides: Any) -> Settings:
     """The settings of a test app: no scheduler, no task worker and no watch for restarts of
-    the database (nothing runs behind the tests' back), and no time limit a busy machine hits."""
+    the database (nothing runs behind the tests' back), no time limit a busy machine hits, and
+    no history retention (garbage collection takes at once what no snapshot needs; a test of
+    the retention sets its own)."""
     values: dict[str, Any] = {
         "master_key": MASTER_KEY,
         "neo4j_uri": NEO4J_URI,
@@ -118,6 +120,7 @@ def make_settings(**overrides: Any) -> Settings:
         "embedding_timeout_s": PATIENT_S,
         "neo4j_retry_s": PATIENT_S,
         "instance_id": "test-instance",
+        "history_retention_days": 0.0,
     }
     values.update(overrides)
     return Settings(**values)

@@ -13,7 +13,6 @@ from app.api.context import registry
 from app.api.errors import JSON_BODY, QUERY_STRING, USER_AUTH, error_statuses
 from app.models.history import History
 from app.models.memories import (
-    BranchQuery,
     CorrectById,
     CorrectByQuery,
     Corrected,
@@ -29,6 +28,7 @@ from app.models.memories import (
     Observed,
     Profile,
     ProfileQuery,
+    ReadQuery,
     Retrieved,
     RetrieveRequest,
     StoreBatch,
@@ -51,7 +51,7 @@ blueprint.before_request(require("user"))
 @blueprint.get("/memories")
 @validate_querystring(ListQuery)
 @validate_response(MemoryPage)
-@error_statuses(*USER_AUTH, *QUERY_STRING, 404)
+@error_statuses(*USER_AUTH, *QUERY_STRING, 404, 410)
 async def list_memories(query_args: ListQuery) -> Any:
     return await memories.list_page(registry(), caller(), query_args)
 
@@ -79,7 +79,7 @@ async def store_batch(data: StoreBatch) -> tuple[Any, int]:
 @blueprint.post("/memories/retrieve")
 @validate_body(RetrieveRequest)
 @validate_response(Retrieved)
-@error_statuses(*USER_AUTH, *JSON_BODY, 404, 429)
+@error_statuses(*USER_AUTH, *JSON_BODY, 404, 410, 429)
 @limited("retrieve")
 async def retrieve(data: RetrieveRequest) -> Any:
     found = await pipeline.hybrid(registry(), caller(), data, mode="retrieve")
@@ -89,7 +89,7 @@ async def retrieve(data: RetrieveRequest) -> Any:
 @blueprint.post("/memories/search")
 @validate_body(RetrieveRequest)
 @validate_response(Retrieved)
-@error_statuses(*USER_AUTH, *JSON_BODY, 404, 429)
+@error_statuses(*USER_AUTH, *JSON_BODY, 404, 410, 429)
 @limited("retrieve")
 async def search(data: RetrieveRequest) -> Any:
     found = await pipeline.hybrid(registry(), caller(), data, mode="search")
@@ -99,7 +99,7 @@ async def search(data: RetrieveRequest) -> Any:
 @blueprint.post("/memories/fulltext-search")
 @validate_body(FulltextRequest)
 @validate_response(MemoryList)
-@error_statuses(*USER_AUTH, *JSON_BODY, 404, 429)
+@error_statuses(*USER_AUTH, *JSON_BODY, 404, 410, 429)
 @limited("retrieve")
 async def fulltext_search(data: FulltextRequest) -> Any:
     return await fulltext.search(registry(), caller(), data)
@@ -126,7 +126,7 @@ async def correct_by_query(data: CorrectByQuery) -> Any:
 @blueprint.post("/memories/query")
 @validate_body(MemoryQuery)
 @validate_response(MemoryPage)
-@error_statuses(*USER_AUTH, *JSON_BODY, 404, 429)
+@error_statuses(*USER_AUTH, *JSON_BODY, 404, 410, 429)
 @limited("retrieve")
 async def query(data: MemoryQuery) -> Any:
     """Filters only, no ranking."""
@@ -134,19 +134,21 @@ async def query(data: MemoryQuery) -> Any:
 
 
 @blueprint.get("/memories/<memory_id>")
-@validate_querystring(BranchQuery)
+@validate_querystring(ReadQuery)
 @validate_response(Memory)
-@error_statuses(*USER_AUTH, *QUERY_STRING, 404)
-async def get_memory(memory_id: str, query_args: BranchQuery) -> Any:
-    return await memories.get(registry(), caller(), memory_id, query_args.branch)
+@error_statuses(*USER_AUTH, *QUERY_STRING, 404, 410)
+async def get_memory(memory_id: str, query_args: ReadQuery) -> Any:
+    return await memories.get(registry(), caller(), memory_id, query_args.branch, query_args.as_of)
 
 
 @blueprint.get("/memories/<memory_id>/history")
-@validate_querystring(BranchQuery)
+@validate_querystring(ReadQuery)
 @validate_response(History)
-@error_statuses(*USER_AUTH, *QUERY_STRING, 404)
-async def memory_history(memory_id: str, query_args: BranchQuery) -> Any:
-    return await history.history(registry(), caller(), memory_id, query_args.branch)
+@error_statuses(*USER_AUTH, *QUERY_STRING, 404, 410)
+async def memory_history(memory_id: str, query_args: ReadQuery) -> Any:
+    return await history.history(
+        registry(), caller(), memory_id, query_args.branch, query_args.as_of
+    )
 
 
 @blueprint.delete("/memories/<memory_id>")

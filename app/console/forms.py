@@ -11,7 +11,7 @@ from pydantic import BaseModel, Field, ValidationError
 from werkzeug.datastructures import MultiDict
 
 from app.errors import Invalid, invalid_fields
-from app.models.common import PageSize
+from app.models.common import ISO_DATE, PageSize
 from app.models.memories import (
     BranchName,
     MemoryQuery,
@@ -53,7 +53,8 @@ def metadata_value(text: str) -> MetadataValue:
 
 
 class MemoryFilters(BaseModel):
-    """The memories page's filters and search box."""
+    """The memories page's filters and search box, and the moment it shows the memory as of
+    (`as_of`: a snapshot's name or an ISO 8601 time, as the API takes it; none: now)."""
 
     q: str | None = None
     memory_type: MemoryType | None = None
@@ -61,6 +62,7 @@ class MemoryFilters(BaseModel):
     subject_id: str | None = None
     trust_tier: TrustTier | None = None
     branch: BranchName | None = None
+    as_of: str | None = None
     inactive: bool = False  # inactive memories too (deleted, corrected, quarantined)
     meta: list[str] = Field(default_factory=list)  # key=value, each one a filter
     cursor: str | None = None
@@ -68,12 +70,30 @@ class MemoryFilters(BaseModel):
 
     @classmethod
     def of(cls, args: MultiDict[str, str]) -> MemoryFilters:
+        """The filters of the page's query string. The "as of" picker sends a snapshot (or a
+        time it showed before) as `as_of`, and a time picked in the browser's date and time
+        field as `as_of_time` (no zone: UTC), which wins."""
         values: dict[str, Any] = filled(
-            args, "q", "memory_type", "session_id", "subject_id", "trust_tier", "branch", "cursor"
+            args,
+            "q",
+            "memory_type",
+            "session_id",
+            "subject_id",
+            "trust_tier",
+            "branch",
+            "as_of",
+            "cursor",
         )
+        if args.get("as_of_time", "").strip():
+            values["as_of"] = args["as_of_time"].strip()
         values["inactive"] = args.get("inactive") == "on"
         values["meta"] = [pair.strip() for pair in args.getlist("meta") if pair.strip()]
         return decoded(cls, values)
+
+    @property
+    def as_of_time(self) -> bool:
+        """Whether `as_of` is a time (rather than a snapshot's name)."""
+        return self.as_of is not None and ISO_DATE.match(self.as_of) is not None
 
     def metadata(self) -> dict[str, MetadataValue] | None:
         found: dict[str, MetadataValue] = {}
@@ -95,6 +115,7 @@ class MemoryFilters(BaseModel):
                 "trust_tier": self.trust_tier,
                 "extra_metadata_filter": self.metadata(),
                 "branch": self.branch,
+                "as_of": self.as_of,
                 "include_inactive": self.inactive,
                 "cursor": self.cursor,
                 "limit": self.limit,
@@ -112,6 +133,7 @@ class MemoryFilters(BaseModel):
                 "session_id": self.session_id,
                 "subject_id": self.subject_id,
                 "branch": self.branch,
+                "as_of": self.as_of,
                 "explain": "verbose",
             },
         )
@@ -125,6 +147,7 @@ class MemoryFilters(BaseModel):
             "subject_id": self.subject_id,
             "trust_tier": self.trust_tier,
             "branch": self.branch,
+            "as_of": self.as_of,
             "inactive": "on" if self.inactive else None,
             "meta": self.meta or None,
             **changes,

@@ -36,6 +36,7 @@ DIFF_SHOWN = 200
 class MemoriesPage:
     filters: MemoryFilters
     branches: BranchList
+    snapshots: list[Snapshot]  # what the "as of" picker offers
     listing: MemoryPage | None = None
     results: list[dict[str, Any]] = field(default_factory=list)
     explain: dict[str, Any] = field(default_factory=dict)
@@ -43,11 +44,13 @@ class MemoriesPage:
 
 
 async def memories_page(registry: Registry, caller: Caller, filters: MemoryFilters) -> MemoriesPage:
-    """A page of the memories the filters keep, or with a search, its explained results."""
+    """A page of the memories the filters keep, or with a search, its explained results (as
+    the memory stood at the moment the filters name, if any)."""
     if filters.q:
-        found, branch_list = await asyncio.gather(
+        found, branch_list, snapshot_list = await asyncio.gather(
             pipeline.hybrid(registry, caller, filters.search(), mode="retrieve"),
             branches.list_all(registry, caller, counted=False),
+            snapshots.list_all(registry, caller),
         )
         assert isinstance(found, dict), "an explained retrieve answers results and explain"
         explain = dict(found["explain"])
@@ -58,13 +61,19 @@ async def memories_page(registry: Registry, caller: Caller, filters: MemoryFilte
             if isinstance(entry, dict) and "memory_id" in entry
         }
         return MemoriesPage(
-            filters, branch_list, results=found["results"], explain=explain, ranking=by_id
+            filters,
+            branch_list,
+            snapshot_list,
+            results=found["results"],
+            explain=explain,
+            ranking=by_id,
         )
-    listing, branch_list = await asyncio.gather(
+    listing, branch_list, snapshot_list = await asyncio.gather(
         memories.query(registry, caller, filters.listing()),
         branches.list_all(registry, caller, counted=False),
+        snapshots.list_all(registry, caller),
     )
-    return MemoriesPage(filters, branch_list, listing=listing)
+    return MemoriesPage(filters, branch_list, snapshot_list, listing=listing)
 
 
 @dataclass(frozen=True)

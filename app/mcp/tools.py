@@ -167,7 +167,8 @@ TOOLS: tuple[Tool, ...] = (
     Tool(
         "memory_retrieve",
         "Find the memories relevant to a question, ranked (vector, full-text and the entity "
-        "graph), preferring the given session's memories. Use this before answering from memory.",
+        "graph), preferring the given session's memories. Use this before answering from memory. "
+        "`as_of` (an ISO 8601 time or a snapshot name) answers from the memory as it stood then.",
         RetrieveRequest,
         READS,
         lambda registry, caller, a: pipeline.hybrid(registry, caller, a, mode="retrieve"),
@@ -176,7 +177,7 @@ TOOLS: tuple[Tool, ...] = (
     Tool(
         "memory_search",
         "Like memory_retrieve, without preferring any session: search all of the user's "
-        "memories by meaning, keywords and the entity graph.",
+        "memories by meaning, keywords and the entity graph (`as_of` as memory_retrieve).",
         RetrieveRequest,
         READS,
         lambda registry, caller, a: pipeline.hybrid(registry, caller, a, mode="search"),
@@ -184,7 +185,8 @@ TOOLS: tuple[Tool, ...] = (
     ),
     Tool(
         "memory_list",
-        "Page through the user's active memories, newest first, optionally of one type.",
+        "Page through the user's active memories, newest first, optionally of one type; "
+        "`as_of` (an ISO 8601 time or a snapshot name) lists them as they stood then.",
         ListArguments,
         READS,
         memories.list_page,
@@ -323,10 +325,13 @@ TOOLS: tuple[Tool, ...] = (
     Tool(
         "memory_history",
         "Every version of a memory and of its correction chain, oldest first: what changed, "
-        "why (store, correct, feedback, delete, rollback, merge...) and which snapshots hold it.",
+        "why (store, correct, feedback, delete, rollback, merge...) and which snapshots hold it; "
+        "with `as_of` (a time or a snapshot name), the history as it stood then.",
         HistoryArguments,
         READS,
-        lambda registry, caller, a: history.history(registry, caller, a.memory_id, a.branch),
+        lambda registry, caller, a: history.history(
+            registry, caller, a.memory_id, a.branch, a.as_of
+        ),
         rest("GET", "/v1/memories/{memory_id}/history"),
     ),
     Tool(

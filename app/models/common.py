@@ -13,8 +13,10 @@ from pydantic import (
     BeforeValidator,
     ConfigDict,
     Field,
+    PlainValidator,
     StringConstraints,
     TypeAdapter,
+    WithJsonSchema,
     model_validator,
 )
 from pydantic.fields import FieldInfo
@@ -24,7 +26,8 @@ Name = Annotated[
     str, StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_NAME_CHARS)
 ]
 # A name that appears in paths (branches, snapshots).
-Slug = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_.\-]{1,64}$")]
+SLUG_PATTERN = r"^[A-Za-z0-9_.\-]{1,64}$"
+Slug = Annotated[str, StringConstraints(pattern=SLUG_PATTERN)]
 Note = Annotated[str, StringConstraints(max_length=1000)]  # a reason or a description
 INT64_MAX = 2**63 - 1  # Neo4j stores integers in 64 bits
 # The largest integer every JSON client reads exactly: the bound of counters and offsets, far
@@ -59,6 +62,38 @@ def _utc(value: datetime) -> datetime:
 
 
 UtcTimestamp = Annotated[IsoTimestamp, AfterValidator(_utc)]
+
+
+def _as_of(value: object) -> datetime | str:
+    """A past moment to read: ISO 8601 text is a time (no zone: UTC), anything else the name of
+    a snapshot."""
+    if isinstance(value, datetime):
+        return _utc(value)
+    if isinstance(value, str) and ISO_DATE.match(value):
+        try:
+            return _utc(LAX_DATETIME.validate_python(value))
+        except ValueError:
+            pass  # the message below says more than pydantic's
+    elif isinstance(value, str) and re.match(SLUG_PATTERN, value):
+        return value
+    raise ValueError(
+        "must be an ISO 8601 time such as 2024-05-01T12:00:00Z, or the name of a snapshot"
+    )
+
+
+# `as_of`: the state of the user's memory a read shows, as it stood at a time (the record time:
+# when versions were written) or at a snapshot. A datetime for a time, a str for a snapshot name.
+AsOf = Annotated[
+    datetime | str,
+    PlainValidator(_as_of),
+    WithJsonSchema(
+        {
+            "type": "string",
+            "description": "an ISO 8601 time (record time; no zone means UTC) or a snapshot name",
+            "examples": ["2024-05-01T12:00:00Z", "before-cleanup"],
+        }
+    ),
+]
 
 
 def storable(value: Scalar) -> Scalar:

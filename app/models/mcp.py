@@ -13,11 +13,11 @@ from app.models.feedback import NewFeedback
 from app.models.governance import Operation, ReflectRequest
 from app.models.memories import (
     BranchName,
-    BranchQuery,
     CorrectById,
     ListQuery,
     ProfileQuery,
     QueryText,
+    ReadQuery,
     Scoped,
 )
 from app.models.snapshots import DiffQuery, SnapshotName
@@ -90,7 +90,7 @@ class PickArguments(Pick):
     branch: BranchName
 
 
-class HistoryArguments(BranchQuery, Strict):
+class HistoryArguments(ReadQuery, Strict):
     memory_id: Identifier
 
 

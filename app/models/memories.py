@@ -16,6 +16,7 @@ from pydantic import (
 
 from app.models.common import (
     PAGE_SIZE_DEFAULT,
+    AsOf,
     Name,
     Note,
     PageSize,
@@ -193,6 +194,7 @@ class ListQuery(Scoped):
     memory_type: MemoryType | None = None
     trust_tier: TrustTier | None = None
     branch: BranchName | None = None
+    as_of: AsOf | None = None
     session_scope: SessionScope = "only"
 
     @model_validator(mode="after")
@@ -221,6 +223,12 @@ class BranchQuery(BaseModel):
     branch: BranchName | None = None
 
 
+class ReadQuery(BranchQuery):
+    """A read of one memory: on a branch, now or `as_of` a past moment."""
+
+    as_of: AsOf | None = None
+
+
 class DeleteQuery(BaseModel):
     reason: Note = ""
     branch: BranchName | None = None
@@ -241,6 +249,9 @@ class Observe(Strict):
     messages: list[Message] = Field(min_length=1, max_length=200)
     session_id: Name | None = None
     subject_id: Name | None = None
+    # When the conversation took place (event time), for every memory made of it; else the time
+    # of the request.
+    observed_at: UtcTimestamp | None = None
     branch: BranchName | None = None
 
 
@@ -291,6 +302,7 @@ class RetrieveRequest(Strict, Scoped):
     explain: Explain = False
     min_score: float | None = Field(default=None, ge=0.0)
     branch: BranchName | None = None
+    as_of: AsOf | None = None  # the memory as it stood then (see services.versioning.as_of)
     graph: bool = True  # the graph stage: expansion through the entities memories mention
     recipe: RecipeName | None = None  # another retrieval configuration than the user's
     # When the question is asked (default: now): what its time expressions ("last week", "上周")
@@ -320,6 +332,7 @@ class FulltextRequest(Strict):
     session_id: str | None = None
     trust_tier: TrustTier | None = None
     branch: BranchName | None = None
+    as_of: AsOf | None = None
     limit: int = Field(default=20, ge=1, le=100)
 
 
@@ -334,6 +347,7 @@ class MemoryQuery(Strict):
     created_after: UtcTimestamp | None = None
     created_before: UtcTimestamp | None = None
     branch: BranchName | None = None
+    as_of: AsOf | None = None
     include_inactive: bool = False
     cursor: str | None = None
     limit: PageSize = PAGE_SIZE_DEFAULT

@@ -171,8 +171,11 @@ class UserState(Record):
     tuned_signals: Count | None = None
     feedback_signals: Count | None = None
     # How far garbage collection had taken main's past versions (versions/collect_garbage):
-    # main's state before that seq is not in the file either.
+    # main's state before that seq, or that time, is not in the file either.
     collected_through: Seq | None = None
+    collected_through_at: AwareDatetime | None = None
+    # When the user was first seen: their memory was empty before (as_of reads).
+    created_at: AwareDatetime | None = None
 
 
 class NodeKey(Record):

@@ -40,6 +40,7 @@ from app.services.retrieval import fulltext, ranking
 from app.services.retrieval.query_text import CJK_RUN, content_words, coverage
 from app.services.scope import MAIN, Caller, MemoryFilter, Scope, scope_for
 from app.services.versioning import snapshots, versions
+from app.services.versioning.as_of import read_scope
 from app.services.versioning.versions import Link, Why
 
 AUTO = "auto"  # the source of the entity links extracted on every write
@@ -265,23 +266,34 @@ async def store_derived(
     return to_memory(row), created
 
 
-async def get(registry: Registry, caller: Caller, memory_id: str, branch: str | None) -> Memory:
-    """One memory as it stands on the branch, active or not (superseded, deleted,
-    quarantined); NotFound for an unknown or another user's memory."""
-    scope = await scope_for(registry, caller, branch)
-    rows = await registry.graph.read("memories/get", **scope.params(), memory_id=memory_id)
+async def get(
+    registry: Registry,
+    caller: Caller,
+    memory_id: str,
+    branch: str | None,
+    as_of: datetime | str | None = None,
+) -> Memory:
+    """One memory as it stands on the branch (or as it stood `as_of` a past moment), active or
+    not (superseded, deleted, quarantined); NotFound for an unknown or another user's memory,
+    or one that did not exist yet."""
+    scope, moment = await read_scope(registry, caller, branch, as_of)
+    rows = await registry.graph.read(
+        "memories/get", **scope.params(), **moment.params(), memory_id=memory_id
+    )
     if not rows:
         raise NotFound("memory not found")
-    return to_memory(rows[0]["memory"])
+    return to_memory(rows[0]["memory"], at=moment.at)
 
 
 async def query(registry: Registry, caller: Caller, request: MemoryQuery) -> MemoryPage:
-    """POST /v1/memories/query: the memories every filter matches, newest first, paged."""
-    scope = await scope_for(registry, caller, request.branch)
+    """POST /v1/memories/query: the memories every filter matches, newest first, paged (as they
+    stood `as_of` a past moment, if asked)."""
+    scope, as_of = await read_scope(registry, caller, request.branch, request.as_of)
     paging = Paging.of(request.cursor, request.limit)
     rows = await registry.graph.read(
         "memories/query",
         **scope.params(),
+        **as_of.params(),
         include_inactive=request.include_inactive,
         subject_id=request.subject_id,
         memory_types=request.memory_types,
@@ -293,18 +305,20 @@ async def query(registry: Registry, caller: Caller, request: MemoryQuery) -> Mem
         before=paging.after,
         limit=paging.fetch,
     )
-    fetched = [to_memory(row["memory"]) for row in rows]
+    fetched = [to_memory(row["memory"], at=as_of.at) for row in rows]
     items, next_cursor = paging.page(fetched, lambda memory: memory.memory_id)
     return MemoryPage(items=items, next_cursor=next_cursor)
 
 
 async def list_page(registry: Registry, caller: Caller, query: ListQuery) -> MemoryPage:
-    """A page of active memories, newest first."""
-    scope = await scope_for(registry, caller, query.branch)
+    """A page of active memories, newest first (as they stood `as_of` a past moment, if
+    asked)."""
+    scope, as_of = await read_scope(registry, caller, query.branch, query.as_of)
     paging = Paging.of(query.cursor, query.limit)
     rows = await registry.graph.read(
         "memories/list",
         **scope.params(),
+        **as_of.params(),
         before=paging.after,
         memory_type=query.memory_type,
         trust_tier=query.trust_tier,
@@ -312,7 +326,7 @@ async def list_page(registry: Registry, caller: Caller, query: ListQuery) -> Mem
         session_id=query.only_session,
         limit=paging.fetch,
     )
-    fetched = [to_memory(row["memory"]) for row in rows]
+    fetched = [to_memory(row["memory"], at=as_of.at) for row in rows]
     items, next_cursor = paging.page(fetched, lambda memory: memory.memory_id)
     return MemoryPage(items=items, next_cursor=next_cursor)
 

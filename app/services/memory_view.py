@@ -65,8 +65,11 @@ def current_confidence(props: Row, now: datetime) -> float:
     )
 
 
-def to_memory(props: Row, retrieval_score: float | None = None) -> Memory:
-    """A node's properties as the API's memory (confidence decayed to now)."""
+def to_memory(
+    props: Row, retrieval_score: float | None = None, at: datetime | None = None
+) -> Memory:
+    """A node's properties as the API's memory, its confidence decayed to `at` (a past state's
+    time, see versioning.as_of) or to now."""
     return Memory(
         memory_id=props["memory_id"],
         id=props["memory_id"],
@@ -77,7 +80,7 @@ def to_memory(props: Row, retrieval_score: float | None = None) -> Memory:
         subject_id=props.get("subject_id"),
         trust_tier=props["trust_tier"],
         initial_confidence=props["initial_confidence"],
-        confidence=current_confidence(props, datetime.now(UTC)),
+        confidence=current_confidence(props, at or datetime.now(UTC)),
         is_active=props["is_active"],
         superseded_by=props.get("superseded_by"),
         observed_at=confidence.timestamp(props["observed_at"]),

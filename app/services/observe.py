@@ -22,13 +22,15 @@ async def observe(registry: Registry, caller: Caller, request: Observe) -> Obser
     """Without an LLM every non-blank user or assistant message becomes a memory (with a
     warning); with one, the facts it distils become T3 memories (those it could not make a
     memory of are counted as dropped; when it could make none, nothing is stored and the
-    answer is 503)."""
+    answer is 503). Each is observed when the request says the conversation took place (its
+    `observed_at`), else now."""
     if registry.llm is None:
         items = [
             NewMemory(
                 content=message.content,
                 session_id=request.session_id,
                 subject_id=request.subject_id,
+                observed_at=request.observed_at,
                 initial_confidence=OBSERVED_CONFIDENCE,
             )
             for message in request.messages
@@ -46,6 +48,7 @@ async def observe(registry: Registry, caller: Caller, request: Observe) -> Obser
             memory_type=fact.memory_type,
             session_id=request.session_id,
             subject_id=request.subject_id,
+            observed_at=request.observed_at,
             trust_tier=DISTILLED_TIER,
         )
         for fact in read.answer.facts

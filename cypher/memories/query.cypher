@@ -1,19 +1,41 @@
 // One page of a user's memories on a branch that match every given filter (its own nodes, and
 // main's it reads: see scope.Scope), newest first after the cursor; inactive ones (deleted,
 // corrected, quarantined) only with $p.include_inactive. Sessions are strict; metadata compares
-// with Cypher equality (2 = 2.0, "2" <> 2).
-// params: user_id, branch, view_seq (or null), include_inactive, subject_id, memory_types,
-//         session_id, trust_tier, metadata (map of meta_<key> properties), created_after,
-//         created_before (each null when not given), before (memory_id or null), limit
+// with Cypher equality (2 = 2.0, "2" <> 2). As they stand now, or with $p.seq as they stood
+// after that change (as_of, read as memories/list reads it).
+// params: user_id, branch, view_seq (or null), seq (or null: now), from_start, include_inactive,
+//         subject_id, memory_types, session_id, trust_tier, metadata (map of meta_<key>
+//         properties), created_after, created_before (each null when not given), before
+//         (memory_id or null), limit
 // returns: memory (map without embedding; timestamps as ISO strings)
 CALL () {
+  WITH 1 AS unused WHERE $p.seq IS NULL
   MATCH (m:Memory {user_id: $p.user_id, branch: $p.branch})
+  RETURN m
+  UNION ALL
+  WITH 1 AS unused WHERE $p.seq IS NOT NULL
+  MATCH (m:Memory {user_id: $p.user_id, branch: $p.branch})
+  WHERE m.created_seq <= $p.seq
+  RETURN m
+  UNION ALL
+  WITH 1 AS unused WHERE $p.seq IS NOT NULL AND NOT $p.from_start
+  MATCH (m:MemoryVersion {user_id: $p.user_id, branch: $p.branch})
+  USING INDEX m:MemoryVersion(user_id, branch, ended_seq, created_seq)
+  WHERE m.ended_seq > $p.seq AND m.created_seq <= $p.seq
+  RETURN m
+  UNION ALL
+  WITH 1 AS unused WHERE $p.seq IS NOT NULL AND $p.from_start
+  MATCH (m:MemoryVersion {user_id: $p.user_id, branch: $p.branch})
+  USING INDEX m:MemoryVersion(user_id, branch, created_seq, ended_seq)
+  WHERE m.created_seq <= $p.seq AND m.ended_seq > $p.seq
   RETURN m
   UNION ALL
   WITH 1 AS unused WHERE $p.view_seq IS NOT NULL
   MATCH (m:Memory {user_id: $p.user_id, branch: 'main'})
   WHERE m.created_seq <= $p.view_seq
     AND NOT EXISTS { (:Memory {memory_id: m.memory_id, branch: $p.branch}) }
+    AND ($p.seq IS NULL
+         OR NOT EXISTS { MATCH (v:MemoryVersion {memory_id: m.memory_id}) WHERE v.branch = $p.branch })
   RETURN m
 }
 WITH m

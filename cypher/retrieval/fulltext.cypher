@@ -1,20 +1,30 @@
 // Lexical search with exact pre-filters, all ANDed; sessions are strict (unscoped excluded).
 // A copy-on-write branch (see scope.Scope) also reads main's nodes created up to $p.view_seq
-// that it has no node of its own for (the Lucene query takes them too).
+// that it has no node of its own for (the Lucene query takes them too). Now: the index of
+// current memories (memory_content); with $p.seq, as the branch stood after that change
+// (as_of): the index of every version (memory_history_content), whose Lucene query keeps the
+// nodes alive then, checked here again (main's nodes only for memories the branch has no node
+// of at all, current or past, as memories/list reads them).
 // Metadata compares with Cypher equality, so 2 = 2.0 and "2" <> 2.
-// params: lucene, fetch, user_id, branch, view_seq (or null), subject_id, memory_types,
-//         session_id, trust_tier, metadata (map of node properties, keys already meta_<key>), limit
+// params: index, lucene, fetch, user_id, branch, view_seq (or null), seq (or null: now),
+//         subject_id, memory_types, session_id, trust_tier, metadata (map of node properties,
+//         keys already meta_<key>), limit
 // returns: raw_hits (hits the index gave), lowest (their lowest score),
 //          page (list of {memory, score}, score descending then memory_id ascending;
 //          timestamps as ISO strings, cheaper to decode)
-CALL db.index.fulltext.queryNodes('memory_content', $p.lucene, {limit: $p.fetch})
+CALL db.index.fulltext.queryNodes($p.index, $p.lucene, {limit: $p.fetch})
   YIELD node, score
 WITH collect({m: node, score: score}) AS hits
 WITH size(hits) AS raw_hits, hits[-1].score AS lowest,
      [hit IN hits WHERE hit.m.user_id = $p.user_id AND hit.m.is_active
+        AND (($p.seq IS NULL AND hit.m:Memory)
+             OR (hit.m.created_seq <= $p.seq AND coalesce(hit.m.ended_seq > $p.seq, true)))
         AND (hit.m.branch = $p.branch
-             OR hit.m.branch = 'main' AND hit.m.created_seq <= $p.view_seq
-                AND NOT EXISTS { (:Memory {memory_id: hit.m.memory_id, branch: $p.branch}) })
+             OR hit.m.branch = 'main' AND hit.m:Memory AND hit.m.created_seq <= $p.view_seq
+                AND NOT EXISTS { (:Memory {memory_id: hit.m.memory_id, branch: $p.branch}) }
+                AND ($p.seq IS NULL
+                     OR NOT EXISTS { MATCH (v:MemoryVersion {memory_id: hit.m.memory_id})
+                                     WHERE v.branch = $p.branch }))
         AND ($p.subject_id IS NULL OR hit.m.subject_id = $p.subject_id)
         AND ($p.memory_types IS NULL OR hit.m.memory_type IN $p.memory_types)
         AND ($p.session_id IS NULL OR hit.m.session_id = $p.session_id)

@@ -7,9 +7,9 @@
 // feedback record by feedback_id. Pages follow (memory_id, branch, created_seq).
 // params: user_id, seq, after (null, or the last row's {memory_id, branch, created_seq}), limit
 // returns: label ('Memory' | 'MemoryVersion'), props (map: user_id and embedding null,
-//          ended_seq null for current), embedding (list or null), links (list of
-//          {type, direction ('out' | 'in'), props, memory ({memory_id, branch, created_seq}),
-//          entity, session, feedback (all but one null)})
+//          ended_seq and ended_seq_text null for current), embedding (list or null), links
+//          (list of {type, direction ('out' | 'in'), props, memory ({memory_id, branch,
+//          created_seq}), entity, session, feedback (all but one null)})
 CYPHER 25
 CALL () {
   MATCH (m:Memory {user_id: $p.user_id})
@@ -32,7 +32,8 @@ WITH m ORDER BY m.memory_id, m.branch, m.created_seq LIMIT $p.limit
 WITH m, m.ended_seq IS NULL OR m.ended_seq > $p.seq AS current
 RETURN CASE WHEN current THEN 'Memory' ELSE 'MemoryVersion' END AS label,
        m {.*, user_id: null, embedding: null,
-          ended_seq: CASE WHEN current THEN null ELSE m.ended_seq END} AS props,
+          ended_seq: CASE WHEN current THEN null ELSE m.ended_seq END,
+          ended_seq_text: CASE WHEN current THEN null ELSE m.ended_seq_text END} AS props,
        m.embedding AS embedding,
        COLLECT {
          MATCH (m)-[r]->(t)

@@ -27,7 +27,7 @@ CALL () {
 // One map, so the copy never holds the source's branch (the identity constraint is eager).
 CREATE (copy:Memory)
 SET copy = m {.*, branch: $p.to_branch, created_seq: $p.change_seq,
-                created_seq_text: $p.change_seq_text, ended_seq: null}
+                created_seq_text: $p.change_seq_text, ended_seq: null, ended_seq_text: null}
 WITH m, copy
 CALL (m, copy) {
   MATCH (m)-[r]->(target)

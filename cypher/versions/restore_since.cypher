@@ -9,7 +9,7 @@ MATCH (v:MemoryVersion {user_id: $p.user_id, branch: $p.branch})
 WHERE v.ended_seq > $p.seq AND v.created_seq <= $p.seq AND v.ended_seq <> $p.change_seq
 CREATE (m:Memory)
 SET m = properties(v), m.created_seq = $p.change_seq, m.created_seq_text = $p.change_seq_text
-REMOVE m.ended_seq
+REMOVE m.ended_seq, m.ended_seq_text
 WITH v, m
 CALL (m) {
   MATCH (previous:MemoryVersion {memory_id: m.memory_id, branch: m.branch})

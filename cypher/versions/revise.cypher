@@ -1,6 +1,7 @@
 // Changes memories at change $p.seq without editing a version in place. A node created by this
 // same change is still private to it and is updated where it stands; any other current node is
-// ended (it becomes a :MemoryVersion with ended_seq and keeps its links, as its history) and a
+// ended (it becomes a :MemoryVersion with ended_seq, and ended_seq_text for the full-text index
+// of every version, and keeps its links, as its history) and a
 // successor with the changed properties takes over. The successor gets copies of the links the
 // memory owns (every outgoing relationship, and inbound ones from nodes that are not memories,
 // such as feedback), whatever their type; links of other current memories that pointed at the
@@ -19,11 +20,11 @@ CALL (old, change) {
   UNION
   WITH old, change WHERE old.created_seq <> $p.seq
   REMOVE old:Memory
-  SET old:MemoryVersion, old.ended_seq = $p.seq
+  SET old:MemoryVersion, old.ended_seq = $p.seq, old.ended_seq_text = $p.seq_text
   CREATE (new:Memory)
   SET new = properties(old), new += change.props, new.created_seq = $p.seq,
       new.created_seq_text = $p.seq_text, new.updated_at = datetime()
-  REMOVE new.ended_seq
+  REMOVE new.ended_seq, new.ended_seq_text
   WITH old, new
   CALL (old, new) {
     MATCH (old)-[r]->(target)

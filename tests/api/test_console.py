@@ -341,3 +341,36 @@ async def test_an_operator_viewing_a_user_who_is_deactivated_is_sent_back(app: Q
     assert response.status_code == 200
     page = await operator.page("/console/memories")
     assert 'id="users"' in page and f"user {user.user_id} is deactivated" in page
+
+
+async def test_the_memories_page_shows_the_memory_as_of_a_snapshot_or_a_time(
+    app: Quart, user: User, console: Console
+) -> None:
+    kept = await _store(app, user, "The release train leaves on Mondays")
+    dropped = await _store(app, user, "Staging runs on db-stg-1")
+    await _api(app, user, "POST", "/v1/snapshots", json={"name": "before-tidy"})
+    await _api(app, user, "DELETE", f"/v1/memories/{dropped}")
+    await _api(
+        app, user, "PUT", f"/v1/memories/{kept}/correct", json={"new_content": "Trains: Tuesdays"}
+    )
+    now = await console.page("/console/memories")
+    assert "Staging runs on db-stg-1" not in now and "Trains: Tuesdays" in now
+    assert '<option value="before-tidy"' in now  # the picker offers the user's snapshots
+
+    then = await console.page("/console/memories?as_of=before-tidy")
+    assert "Staging runs on db-stg-1" in then and "Trains: Tuesdays" not in then
+    assert 'id="as-of-shown"' in then and '<option value="before-tidy" selected' in then
+    assert set(memory_ids(then)) == {kept, dropped}
+
+    history = await console.page(f"/console/memories/{kept}")
+    links = history.split('class="as-of" href="')[1:]
+    assert len(links) == 3  # stored, superseded by the correction, the correction
+    stored_then = links[0].split('"', 1)[0].replace("&amp;", "&")
+    as_stored = await console.page(stored_then)
+    assert "The release train leaves on Mondays" in as_stored
+    assert "Staging runs on db-stg-1" not in as_stored  # stored after it
+
+    picked = await console.page("/console/memories?as_of=nine&as_of_time=2001-01-01T00:00:00")
+    assert "No memories match." in picked  # the time picked wins: before anything was stored
+    missing = await console.page("/console/memories?as_of=no-such-snapshot", status=404)
+    assert problem(missing) == "snapshot no-such-snapshot not found"

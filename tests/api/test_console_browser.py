@@ -183,3 +183,67 @@ async def test_a_person_walks_through_the_console(served: str, browser: Browser)
     assert browser.requests.elsewhere(served) == []
     assert browser.requests.page_errors == []
     assert [e for e in browser.requests.console_errors if "Security Policy" in e] == []
+
+
+async def test_a_person_reads_the_memory_as_it_stood_then(served: str, browser: Browser) -> None:
+    """The "as of" picker on the memories page (a snapshot of the user's, or a time), and a
+    memory's history linking each version to the memories as they stood right after it."""
+    async with httpx.AsyncClient(base_url=served, timeout=30) as http:
+        _, raw_key = await new_user(http, "console-as-of")
+        headers = {"Authorization": f"Bearer {raw_key}"}
+        ids: dict[str, str] = {}
+        for content in ("Deploys go out on Mondays", "Staging runs on db-stg-1"):
+            response = await http.post("/v1/memories", json={"content": content}, headers=headers)
+            assert response.status_code == 201, response.text
+            ids[content] = response.json()["memory_id"]
+        taken = await http.post("/v1/snapshots", json={"name": "before-tidy"}, headers=headers)
+        assert taken.status_code == 201, taken.text
+        staging = ids["Staging runs on db-stg-1"]
+        assert (await http.delete(f"/v1/memories/{staging}", headers=headers)).is_success
+        deploys = ids["Deploys go out on Mondays"]
+        fixed = await http.put(
+            f"/v1/memories/{deploys}/correct",
+            json={"new_content": "Deploys go out on Tuesdays"},
+            headers=headers,
+        )
+        assert fixed.is_success, fixed.text
+        later = await http.post(
+            "/v1/memories", json={"content": "Grafana replaced Kibana"}, headers=headers
+        )
+        assert later.status_code == 201, later.text
+
+        page = await browser.open(f"{served}/console/")
+        await _sign_in(page, served, raw_key)
+        listing = page.locator("#memories")
+        await expect(listing).to_contain_text("Deploys go out on Tuesdays")
+        await expect(listing).not_to_contain_text("db-stg-1")
+
+        # As of the snapshot: what it recorded, before the deletion and the correction.
+        await page.select_option("#as_of", "before-tidy")
+        await page.click("#filter")
+        await expect(page.locator("#as-of-shown")).to_contain_text("before-tidy")
+        await expect(listing).to_contain_text("Staging runs on db-stg-1")
+        await expect(listing).to_contain_text("Deploys go out on Mondays")
+        await expect(listing).not_to_contain_text("Grafana")
+        await expect(page).to_have_url(re.compile(r"as_of=before-tidy"))
+        await _shot(page, "15-as-of-snapshot")
+
+        # As of a time picked in the browser: before the first memory, nothing.
+        await page.fill("#as_of_time", "2001-01-01T00:00:00")
+        await page.click("#filter")
+        await expect(listing).to_contain_text("No memories match.")
+
+        # From a memory's history to the memories as they stood right after its first version.
+        await page.goto(f"{served}/console/memories/{deploys}")
+        versions = page.locator("#history a.as-of")
+        await expect(versions).to_have_count(3)
+        await _shot(page, "16-history-as-of-links")
+        await versions.first.click()
+        await expect(page.locator("#as-of-shown")).to_be_visible()
+        await expect(listing).to_contain_text("Deploys go out on Mondays")
+        await expect(listing).not_to_contain_text("db-stg-1")  # stored after it
+        await _shot(page, "17-as-of-a-version")
+
+    assert browser.requests.elsewhere(served) == []
+    assert browser.requests.page_errors == []
+    assert [e for e in browser.requests.console_errors if "Security Policy" in e] == []

@@ -331,3 +331,30 @@ async def test_tool_calls_count_against_rest_rate_limits(served: str) -> None:
         await call(client, "memory_governance", op="governance")  # its own class: not limited
     rest = await _rest(served, headers, "POST", "/v1/consolidate")
     assert rest.status_code == 429  # one window per key, whichever way the calls came
+
+
+async def test_list_and_history_take_as_of_as_rest_does(served: str, transport: Transport) -> None:
+    headers = await _new_user(served, "mcp-as-of")
+    async with connect(transport, served, headers) as client:
+        leads = await call(client, "memory_store", content="Maria leads the billing team.")
+        await call(client, "memory_snapshot", name="before-fix")
+        fixed = await call(
+            client,
+            "memory_correct",
+            memory_id=leads["memory_id"],
+            new_content="Maria and Wei lead the billing team.",
+        )
+        then = await call(client, "memory_list", as_of="before-fix")
+        assert [memory["content"] for memory in then["items"]] == ["Maria leads the billing team."]
+        history = await call(client, "memory_history", memory_id=fixed["memory_id"])
+        corrected_at = history["versions"][-1]["at"]
+        as_corrected = await call(client, "memory_list", as_of=corrected_at)
+        assert _ids(as_corrected["items"]) == [fixed["memory_id"]]
+        before = await call(
+            client, "memory_history", memory_id=leads["memory_id"], as_of="before-fix"
+        )
+        assert [version["cause"] for version in before["versions"]] == ["store"]
+        assert "not found" in await tool_error(client, "memory_list", as_of="never-taken")
+        assert "future" in await tool_error(client, "memory_list", as_of="2999-01-01T00:00:00Z")
+    rest = await _rest(served, headers, "GET", "/v1/memories", params={"as_of": "before-fix"})
+    assert rest.json()["items"] == then["items"]

@@ -21,6 +21,7 @@ from app import create_app
 from app.embedding import Embedder
 from app.services.transfer.plan import derived_id
 from tests.conftest import STARTUP_TIMEOUT_S, User, create_user, make_settings
+from tests.support.as_of import listed
 from tests.support.http import error_detail, request_ok
 from tests.support.memories import page_items, store, without_confidence
 from tests.support.neo4j_direct import query
@@ -359,3 +360,28 @@ async def test_imports_may_be_larger_than_other_bodies(small_bodies: Quart) -> N
     response = await import_body(client, other.headers, body * 8)
     await error_detail(response, 413)
     assert await page_items(client, other.headers) == []
+
+
+async def test_an_imported_history_reads_as_of_its_moments_as_at_the_source(
+    client: TestClientProtocol, user: User, neo4j_driver: AsyncDriver
+) -> None:
+    await store(client, user.headers, "The lease ends in March", observed_at="2024-03-01T00:00:00Z")
+    await user_with_history(client, user)
+    lines = await export_lines(client, user.headers)
+    fresh = await create_user(client, "imported-history")
+    await import_ok(client, fresh.headers, lines)
+    changes = await query(
+        neo4j_driver,
+        "MATCH (c:Change {user_id: $user_id}) RETURN toString(c.at) AS at ORDER BY c.seq",
+        user_id=user.user_id,
+    )
+    before_first = "2001-01-01T00:00:00Z"
+    for at in [before_first, *(row["at"] for row in changes)]:
+        source = await listed(client, user.headers, at, "main")
+        imported = await listed(client, fresh.headers, at, "main")
+        assert imported == {
+            derived_id(fresh.user_id, key): as_imported(memory, fresh)
+            for key, memory in source.items()
+        }, at
+    [lease] = (await listed(client, fresh.headers, changes[0]["at"], "main")).values()
+    assert lease["observed_at"].startswith("2024-03-01")  # the event time travels too

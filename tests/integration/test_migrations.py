@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 import pytest_asyncio
 from neo4j import AsyncDriver
+from quart.typing import TestClientProtocol
 
 from app.graph import Graph
 from app.migrations import (
@@ -23,7 +24,9 @@ from app.migrations import (
     ensure_vector_index,
 )
 from app.registry import Registry
-from tests.conftest import NEO4J_URI
+from tests.conftest import NEO4J_URI, create_user
+from tests.support.http import request_ok
+from tests.support.memories import correct, store
 from tests.support.neo4j_direct import query
 
 pytestmark = pytest.mark.drops_plans
@@ -200,3 +203,45 @@ async def test_changed_shipped_migration_is_refused(
     # The lease was given back: the next start does not wait for it to expire.
     assert await _lease_holder(neo4j_driver) is None
     assert await asyncio.wait_for(apply(graph), 5) == []
+
+
+async def test_history_reads_migrate_a_database_that_holds_memories(
+    graph: Graph, neo4j_driver: AsyncDriver, client: TestClientProtocol
+) -> None:
+    """V0015 on a database as earlier versions left it (past versions without ended_seq_text,
+    no full-text index of every version): every version is kept and found as of its time."""
+    owner = await create_user(client, "migrated")
+    first = await store(client, owner.headers, "The quarterly report goes to Ines")
+    await correct(client, owner.headers, first["memory_id"], "The quarterly report goes to Omar")
+    versions = (
+        "MATCH (v:MemoryVersion {user_id: $user_id}) WHERE v.branch IS NOT NULL "
+        "RETURN v.ended_seq AS ended, v.ended_seq_text AS text"
+    )
+    before = await query(neo4j_driver, versions, user_id=owner.user_id)
+    assert before and all(row["text"] is not None for row in before)
+    await query(
+        neo4j_driver,
+        "MATCH (v:MemoryVersion {user_id: $user_id}) REMOVE v.ended_seq_text",
+        user_id=owner.user_id,
+    )
+    await query(neo4j_driver, "DROP INDEX memory_history_content IF EXISTS")
+    await query(neo4j_driver, "DROP INDEX change_user_time IF EXISTS")
+    await query(neo4j_driver, "MATCH (m:Migration {version: 15}) DELETE m")
+
+    assert await apply(graph) == [15]
+    await query(neo4j_driver, "CALL db.awaitIndexes(300)")
+
+    after = await query(neo4j_driver, versions, user_id=owner.user_id)
+    assert sorted(after, key=str) == sorted(before, key=str)
+    history = await request_ok(
+        client, "GET", f"/v1/memories/{first['memory_id']}/history", owner.headers
+    )
+    stored_at = history["versions"][0]["at"]
+    found = await request_ok(
+        client,
+        "POST",
+        "/v1/memories/fulltext-search",
+        owner.headers,
+        json={"query": "quarterly report", "as_of": stored_at},
+    )
+    assert [memory["content"] for memory in found] == ["The quarterly report goes to Ines"]

@@ -14,6 +14,7 @@ from app.embedding import Embedder
 from app.models.memories import StoreMemory
 from app.registry import Registry
 from app.services import memories
+from app.services.retrieval.query_text import seq_text
 from app.services.scope import Caller
 from tests.conftest import User
 from tests.support.embedders import SlowThenFailingBackend
@@ -43,6 +44,18 @@ async def _nodes(driver: AsyncDriver, memory_id: str) -> list[dict[str, Any]]:
 
 def _without_embedding(props: dict[str, Any]) -> dict[str, Any]:
     return {key: value for key, value in props.items() if key != "embedding"}
+
+
+def _ended_at(version: dict[str, Any]) -> int:
+    """The seq that ended a past version, checked against its text for the full-text index."""
+    ended: int = version["props"]["ended_seq"]
+    assert version["props"]["ended_seq_text"] == seq_text(ended)
+    return ended
+
+
+def _unended(version: dict[str, Any]) -> dict[str, Any]:
+    """A past version's properties but the seq that ended it."""
+    return {k: v for k, v in version["props"].items() if k not in ("ended_seq", "ended_seq_text")}
 
 
 async def test_store_creates_a_current_node_at_the_next_seq(
@@ -82,13 +95,12 @@ async def test_correction_ends_the_old_node_which_keeps_its_links_as_history(
     )
     assert await _seq(neo4j_driver, user.user_id) == seq + 1
 
-    # The pre-change node is now a past version, its properties untouched but for ended_seq.
+    # The pre-change node is now a past version, its properties untouched but for the seq that
+    # ended it (and that seq as the full-text index of every version holds it).
     version, current_old = await _nodes(neo4j_driver, old["memory_id"])
     assert version["labels"] == ["MemoryVersion"]
-    assert version["props"]["ended_seq"] == seq + 1
-    assert _without_embedding({k: v for k, v in version["props"].items() if k != "ended_seq"}) == (
-        _without_embedding(before["props"])
-    )
+    assert _ended_at(version) == seq + 1
+    assert _without_embedding(_unended(version)) == _without_embedding(before["props"])
     # It keeps the links it had (they are part of that state); the correction links the
     # current node, not this one.
     assert sorted(version["outgoing"]) == [["IN_SESSION", "office"], ["MENTIONS", "b12"]]
@@ -132,10 +144,8 @@ async def test_delete_is_one_change_that_keeps_history(
 
     version, current = await _nodes(neo4j_driver, memory["memory_id"])
     assert version["labels"] == ["MemoryVersion"]
-    assert version["props"]["ended_seq"] == seq + 1
-    assert _without_embedding({k: v for k, v in version["props"].items() if k != "ended_seq"}) == (
-        _without_embedding(before["props"])
-    )
+    assert _ended_at(version) == seq + 1
+    assert _without_embedding(_unended(version)) == _without_embedding(before["props"])
     assert current["labels"] == ["Memory"]
     assert current["props"]["is_active"] is False
     assert current["props"]["delete_reason"] == "sold the car"

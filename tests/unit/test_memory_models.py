@@ -149,3 +149,23 @@ def test_observed_messages_may_be_blank_but_not_oversized() -> None:
     assert Message(role="user", content="東" * 10922).content  # 32766 bytes
     _rejects(Message, "content", role="user", content="東" * 10923)  # 32769 bytes
     _rejects(Message, "role", role=" ", content="x")
+
+
+@pytest.mark.parametrize(
+    ("given", "read"),
+    [
+        ("2024-05-01T12:00:00Z", datetime(2024, 5, 1, 12, tzinfo=UTC)),
+        ("2024-05-01T12:00:00", datetime(2024, 5, 1, 12, tzinfo=UTC)),  # no zone: UTC
+        ("2024-05-01T14:00:00+02:00", datetime(2024, 5, 1, 12, tzinfo=UTC)),
+        ("before-migration", "before-migration"),
+        ("pre_delete_0a1b2c3d", "pre_delete_0a1b2c3d"),
+    ],
+)
+def test_as_of_is_a_time_or_a_snapshot_name(given: str, read: object) -> None:
+    assert ListQuery(as_of=given).as_of == read
+    assert RetrieveRequest(query="x", as_of=given).as_of == read
+
+
+@pytest.mark.parametrize("given", ["2024-02-30T00:00:00Z", "last tuesday", "", "x" * 65, "a/b"])
+def test_as_of_is_neither_anything_else(given: str) -> None:
+    _rejects(FulltextRequest, "as_of", query="x", as_of=given)

@@ -1,5 +1,6 @@
 """Full-text search: the purely lexical path, the full-text index with exact pre-filters and no
-embedding, ordered by the index's score, then memory_id."""
+embedding, ordered by the index's score, then memory_id; now, or as the memory stood at a past
+moment (`as_of`: the index of every version)."""
 
 from __future__ import annotations
 
@@ -7,16 +8,25 @@ from app.models.memories import FulltextRequest, Memory
 from app.registry import Registry
 from app.services.memory_view import metadata_props, to_memory
 from app.services.retrieval.query_text import lucene_query
-from app.services.scope import Caller, scope_for
+from app.services.scope import Caller
+from app.services.versioning.as_of import AsOf, read_scope
 
 FULLTEXT_MIN_FETCH = 100
 FULLTEXT_MAX_FETCH = 100_000
+# The full-text indexes (migrations): of current memories, and of every version (as_of).
+CURRENT_INDEX = "memory_content"
+HISTORY_INDEX = "memory_history_content"
+
+
+def index_for(as_of: AsOf) -> str:
+    """The full-text index a read of that state searches."""
+    return HISTORY_INDEX if as_of.past else CURRENT_INDEX
 
 
 async def search(registry: Registry, caller: Caller, request: FulltextRequest) -> list[Memory]:
     """Purely lexical search with exact filters; ordered by score, then memory_id."""
-    scope = await scope_for(registry, caller, request.branch)
-    lucene = lucene_query(request.query, scope.user_id, scope.branch, scope.view_seq)
+    scope, as_of = await read_scope(registry, caller, request.branch, request.as_of)
+    lucene = lucene_query(request.query, scope.user_id, scope.branch, scope.view_seq, as_of.seq)
     if lucene is None:
         return []
     fetch = max(FULLTEXT_MIN_FETCH, request.limit * 5)
@@ -24,9 +34,11 @@ async def search(registry: Registry, caller: Caller, request: FulltextRequest) -
         row = (
             await registry.graph.read(
                 "retrieval/fulltext",
+                index=index_for(as_of),
                 lucene=lucene,
                 fetch=fetch,
                 **scope.params(),
+                **as_of.params(),
                 subject_id=request.subject_id,
                 memory_types=request.memory_types,
                 session_id=request.session_id,
@@ -41,5 +53,5 @@ async def search(registry: Registry, caller: Caller, request: FulltextRequest) -
         # with the last kept score continues past the fetch): fetch more.
         settled = len(page) == request.limit and page[-1]["score"] > row["lowest"]
         if exhausted or settled or fetch >= FULLTEXT_MAX_FETCH:
-            return [to_memory(hit["memory"], hit["score"]) for hit in page]
+            return [to_memory(hit["memory"], hit["score"], as_of.at) for hit in page]
         fetch = min(FULLTEXT_MAX_FETCH, fetch * 4)

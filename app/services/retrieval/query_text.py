@@ -89,8 +89,9 @@ def _phrase(value: str) -> str:
 
 
 def seq_text(seq: int) -> str:
-    """A change seq as fixed-width text (`created_seq_text`): the full-text index holds text
-    only, and fixed width makes its term order the numeric order, so a range can filter it."""
+    """A change seq as fixed-width text (`created_seq_text`, `ended_seq_text`): the full-text
+    index holds text only, and fixed width makes its term order the numeric order, so a range
+    can filter it."""
     return f"{seq:0{SEQ_TEXT_WIDTH}d}"
 
 
@@ -170,7 +171,13 @@ def _field_is(field: str, value: str) -> str:
     return f"({clause} OR (*:* -{field}:*)^0)"
 
 
-def lucene_query(text: str, user_id: str, branch: str, view_seq: int | None = None) -> str | None:
+def lucene_query(
+    text: str,
+    user_id: str,
+    branch: str,
+    view_seq: int | None = None,
+    seq: int | None = None,
+) -> str | None:
     """A full-text index query for the words of `text` among the memories of one user's
     branch; None when the text has no searchable word.
 
@@ -180,15 +187,25 @@ def lucene_query(text: str, user_id: str, branch: str, view_seq: int | None = No
     branch clause is boosted to 0: a scoring clause would add its own weight, which differs
     between branches and changes with their sizes, so the same memory would score differently
     on each.
+
+    With `seq`, for the index of every version (as_of): the branch's nodes alive after that
+    change (created by then, not ended by then), and main's current nodes it reads.
     """
     terms = query_terms(text)
     if not terms:
         return None
     words = _content(terms)
     where = _field_is("branch", branch)
+    if seq is not None:
+        through = seq_text(seq)
+        alive = f"created_seq_text:[0 TO {through}] AND NOT ended_seq_text:[0 TO {through}]"
+        where = f"({where}) AND {alive}"
     if view_seq is not None:
         through_main = f"branch:{_phrase(MAIN)} AND created_seq_text:[0 TO {seq_text(view_seq)}]"
-        where = f"{where} OR ({through_main})"
+        if seq is not None:
+            where = f"({where}) OR ({through_main} AND NOT ended_seq_text:*)"
+        else:
+            where = f"{where} OR ({through_main})"
     user = _field_is("user_id", user_id)
     return f"content:({words} {NO_MATCH_TERM}) AND {user} AND ({where})^0"
 

@@ -30,7 +30,13 @@ from app.models import transfer as records
 from app.models.transfer import Counts, Imported
 from app.registry import Registry
 from app.services.scope import Caller
-from app.services.transfer.file import USER_SETTINGS, encode_embedding, json_props, read_file
+from app.services.transfer.file import (
+    HISTORY_BOUNDS,
+    USER_SETTINGS,
+    encode_embedding,
+    json_props,
+    read_file,
+)
 from app.services.transfer.plan import Plan, claimed_ids, plan_import
 from app.services.versioning import versions
 
@@ -101,7 +107,7 @@ async def _export_lines(registry: Registry, user_id: str, start: Row) -> AsyncIt
     )
     settings = {
         name: value.isoformat() if isinstance(value, datetime) else value
-        for name in (*USER_SETTINGS, "collected_through")
+        for name in (*USER_SETTINGS, *HISTORY_BOUNDS)
         if (value := start[name]) is not None
     }
     yield _line({"kind": "user", **settings})
@@ -261,7 +267,7 @@ async def _write(tx: Tx, user_id: str, plan: Plan) -> tuple[Counts, Counts]:
         user_id=user_id,
         seq=plan.seq,
         settings=plan.settings,
-        collected_through=plan.collected_through,
+        **plan.history,
     )
     [foreign] = await tx.run(
         "transfer/foreign",

@@ -32,6 +32,8 @@ USER_SETTINGS = (
     "tuned_signals",
     "feedback_signals",
 )
+# What bounds the user's history the file holds (see records.UserState).
+HISTORY_BOUNDS = ("created_at", "collected_through", "collected_through_at")
 
 
 def _json_value(value: Any) -> Any:

@@ -12,7 +12,13 @@ from app.graph import Row
 from app.models import transfer as records
 from app.registry import Registry
 from app.services.scope import MAIN
-from app.services.transfer.file import USER_SETTINGS, File, NodeKey, needs_embedding
+from app.services.transfer.file import (
+    HISTORY_BOUNDS,
+    USER_SETTINGS,
+    File,
+    NodeKey,
+    needs_embedding,
+)
 
 HEX_ID = re.compile(r"^[0-9a-f]{32}$")
 NOT_REWRITTEN = frozenset({"content"})  # what a user wrote is never taken for an id
@@ -45,7 +51,7 @@ class Plan:
     settings: Row
     seq: int
     remapped: int
-    collected_through: int  # see records.UserState
+    history: Row  # HISTORY_BOUNDS: see records.UserState
     encode: list[int] = field(default_factory=list)  # indexes into nodes to embed
 
 
@@ -178,6 +184,6 @@ def plan_import(file: File, mapping: dict[str, str], model_id: str) -> Plan:
         settings=settings,
         seq=file.header.seq,
         remapped=len(mapping),
-        collected_through=(user.collected_through if user else None) or 0,
+        history={name: getattr(user, name) if user else None for name in HISTORY_BOUNDS},
         encode=encode,
     )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import datetime
 from typing import Any, get_args
 
 from app.errors import NotFound
@@ -12,7 +13,8 @@ from app.models.history import Aspect, Cause, ChangeKind, History, Version, Vers
 from app.models.memories import FeedbackCounts
 from app.registry import Registry
 from app.services.memory_view import metadata
-from app.services.scope import Caller, scope_for
+from app.services.scope import Caller
+from app.services.versioning.as_of import read_scope
 
 CHANGE_KINDS: tuple[str, ...] = get_args(ChangeKind)
 # Each aspect of a version, as compared between two versions of one memory.
@@ -64,11 +66,23 @@ def _cause(node: Row, change: Row | None, changed: list[Aspect]) -> tuple[Cause 
 
 
 async def history(
-    registry: Registry, caller: Caller, memory_id: str, branch: str | None
+    registry: Registry,
+    caller: Caller,
+    memory_id: str,
+    branch: str | None,
+    as_of: datetime | str | None = None,
 ) -> History:
-    """GET /v1/memories/{id}/history: oldest first, as far back as garbage collection kept."""
-    scope = await scope_for(registry, caller, branch)
-    [found] = await registry.graph.read("memories/history", **scope.params(), memory_id=memory_id)
+    """GET /v1/memories/{id}/history: oldest first, as far back as garbage collection kept; or
+    the history as it stood `as_of` a past moment (the versions written by then, the one that
+    stood then the latest)."""
+    scope, moment = await read_scope(registry, caller, branch, as_of)
+    [found] = await registry.graph.read(
+        "memories/history",
+        **scope.params(),
+        **moment.params(),
+        at=moment.at,
+        memory_id=memory_id,
+    )
     if not found["versions"]:
         raise NotFound("memory not found")
     snapshots = found["snapshots"]
@@ -80,6 +94,8 @@ async def history(
         changed = _changed(node, links, latest.get(node["memory_id"]))
         cause, reason = _cause(node, change, changed)
         ended = node.get("ended_seq")
+        if moment.seq is not None and ended is not None and ended > moment.seq:
+            ended = None  # it had not ended yet
         version = Version(
             memory_id=node["memory_id"],
             seq=node["created_seq"],

@@ -17,6 +17,7 @@ NOT_MERGED = (
     "created_seq",
     "created_seq_text",
     "ended_seq",
+    "ended_seq_text",
     "memory_id",
     "user_id",
     "updated_at",

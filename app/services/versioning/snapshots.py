@@ -7,6 +7,7 @@ its branch with created_seq <= seq < ended_seq. Diffs and rollbacks read only wh
 from __future__ import annotations
 
 import secrets
+from datetime import timedelta
 from typing import Any
 
 from app.errors import Conflict, NotFound
@@ -211,11 +212,13 @@ async def rollback(registry: Registry, caller: Caller, name: str) -> RolledBack:
 
 
 async def collect_garbage(registry: Registry) -> int:
-    """Deletes past versions no snapshot can see any more; returns how many."""
+    """Deletes past versions no snapshot can see any more, once older than the history
+    retention (HISTORY_RETENTION_DAYS); returns how many."""
+    retention = timedelta(days=registry.settings.history_retention_days)
     total = 0
     while True:
         deleted = await registry.graph.transaction(
-            lambda tx: versions.collect_garbage(tx, GC_BATCH)
+            lambda tx: versions.collect_garbage(tx, GC_BATCH, retention)
         )
         total += deleted
         if deleted < GC_BATCH:

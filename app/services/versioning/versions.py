@@ -192,7 +192,12 @@ async def retire(tx: Tx, seq: int, user_id: str, branch: str, memory_ids: list[s
         return 0
     await _materialize(tx, user_id, branch, memory_ids)
     rows = await tx.run(
-        "versions/retire", seq=seq, user_id=user_id, branch=branch, memory_ids=memory_ids
+        "versions/retire",
+        seq=seq,
+        seq_text=seq_text(seq),
+        user_id=user_id,
+        branch=branch,
+        memory_ids=memory_ids,
     )
     return int(rows[0]["ended"])
 
@@ -299,13 +304,15 @@ async def drop_branch(tx: Tx, user_id: str, branch: str) -> int:
     return int(rows[0]["deleted"])
 
 
-async def collect_garbage(tx: Tx, batch: int) -> int:
-    """Deletes up to `batch` past versions no snapshot can see any more, and change records
-    (a day old at least) of which no version is left; returns how many versions."""
-    rows = await tx.run("versions/collect_garbage", batch=batch)
+async def collect_garbage(tx: Tx, batch: int, retention: timedelta) -> int:
+    """Deletes up to `batch` past versions that no snapshot can see any more and that ended
+    longer ago than `retention`, and change records (that old, and a day old at least) of which
+    no version is left; returns how many versions."""
+    now = datetime.now(UTC)
+    rows = await tx.run("versions/collect_garbage", batch=batch, kept_since=now - retention)
     await tx.run(
         "versions/collect_changes",
-        before=datetime.now(UTC) - CHANGE_RECORD_MIN_AGE,
+        before=now - max(retention, CHANGE_RECORD_MIN_AGE),
         batch=batch,
     )
     return int(rows[0]["deleted"])

@@ -3,6 +3,8 @@ API would have received."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 import pytest
 from werkzeug.datastructures import MultiDict
 
@@ -62,3 +64,15 @@ def test_the_next_page_link_keeps_the_filters() -> None:
         "inactive": "on",
         "cursor": "abc",
     }
+
+
+def test_as_of_is_a_snapshot_or_a_time_and_a_time_picked_in_the_browser_wins() -> None:
+    snapshot = MemoryFilters.of(MultiDict({"as_of": "before-tidy"}))
+    assert snapshot.listing().as_of == "before-tidy" and not snapshot.as_of_time
+    picked = MemoryFilters.of(
+        MultiDict({"as_of": "before-tidy", "as_of_time": "2024-05-01T12:30:00", "q": "who?"})
+    )
+    assert picked.as_of_time and picked.query_args()["as_of"] == "2024-05-01T12:30:00"
+    assert picked.search().as_of == datetime(2024, 5, 1, 12, 30, tzinfo=UTC)  # no zone: UTC
+    with pytest.raises(Invalid):
+        MemoryFilters.of(MultiDict({"as_of": "not a moment!"})).listing()
