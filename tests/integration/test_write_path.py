@@ -201,7 +201,7 @@ async def test_a_store_whose_encode_fails_writes_nothing_and_the_next_write_goes
 ) -> None:
     """A failed encode leaves no trace (no seq taken, no entity), and the user's writes go on,
     two at once included."""
-    slow_backend = SlowThenFailingBackend(registry.embedder.backend, 0.3)
+    slow_backend = SlowThenFailingBackend(registry.embedder, 0.3)
     slow = dataclasses.replace(registry, embedder=Embedder(slow_backend))
     caller = Caller(user_id=user.user_id)
     await memories.store(registry, caller, StoreMemory(content="Warms up the user's seq"))

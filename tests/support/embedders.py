@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 
-from app.embedding import Backend, Embedder, Role
+from app.embedding import Embedder, Role
 
 
 class NoBackend:
@@ -28,12 +28,14 @@ def no_embedder() -> Embedder:
 
 
 class SlowThenFailingBackend:
-    """Encodes like the real model, after `delay_s`; fails for texts containing "fail"."""
+    """Encodes like the real model, after `delay_s`; fails for texts containing "fail". Its
+    id is the real embedder's whole id (glosses included), so that what it stores is taken
+    for that model's."""
 
-    def __init__(self, real: Backend, delay_s: float) -> None:
+    def __init__(self, real: Embedder, delay_s: float) -> None:
         self.model_id = real.model_id
         self.dimensions = real.dimensions
-        self._real = real
+        self._real = real.backend
         self._delay_s = delay_s
 
     async def start(self) -> None:
