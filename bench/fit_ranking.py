@@ -91,13 +91,13 @@ def scenarios(captured: dict[str, Any]) -> Judge:
 
     def judge(config: RetrievalConfig) -> float:
         held = 0
-        orders: dict[tuple[str, str], list[str]] = {}
+        orders: dict[tuple[str, str, str | None], list[str]] = {}
         for assertion in assertions:
             if assertion.error is not None:
                 continue
-            key = (assertion.user_id, assertion.query)
+            key = (assertion.user_id, assertion.query, assertion.session_id)
             if key not in orders:
-                call = tap.last(*key)
+                call = tap.last(assertion.user_id, assertion.query, True, assertion.session_id)
                 orders[key] = call.contents_in(replay.replayed(call, config))
             found = any(assertion.substring in content for content in orders[key])
             held += found == (assertion.kind == "include")

@@ -27,6 +27,7 @@ from app.services.retrieval.config import RetrievalConfig
 from app.services.scope import Caller
 
 TOP_K = 10
+ANY = "\x00any session"
 
 
 @dataclass
@@ -93,6 +94,7 @@ class Call:
     user_id: str
     query: str
     graph: bool
+    session_id: str | None
     gathered: pipeline.Gathered
     contents: dict[str, str]  # memory_id -> content, to judge a replayed order by
 
@@ -120,7 +122,14 @@ class Tap:
                 row["memory"]["memory_id"]: row["memory"]["content"] for row in gathered.rows
             }
             self.calls.append(
-                Call(caller.user_id, request.query, request.graph, _slim(gathered), contents)
+                Call(
+                    caller.user_id,
+                    request.query,
+                    request.graph,
+                    request.session_id,
+                    _slim(gathered),
+                    contents,
+                )
             )
             return gathered
 
@@ -130,12 +139,17 @@ class Tap:
     def __exit__(self, *exc: object) -> None:
         pipeline.gather = self._original
 
-    def last(self, user_id: str, query: str, graph: bool = True) -> Call:
-        """The last call of the user with that query: what a benchmark's check read."""
+    def last(
+        self, user_id: str, query: str, graph: bool = True, session_id: str | None = ANY
+    ) -> Call:
+        """The last call of the user with that query (and session, unless ANY): what a check
+        read."""
         for call in reversed(self.calls):
-            if (call.user_id, call.query, call.graph) == (user_id, query, graph):
+            if (call.user_id, call.query, call.graph) == (user_id, query, graph) and (
+                session_id == ANY or call.session_id == session_id
+            ):
                 return call
-        raise KeyError((user_id, query, graph))
+        raise KeyError((user_id, query, graph, session_id))
 
 
 def save(path: Path, value: object) -> None:

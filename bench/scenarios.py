@@ -393,6 +393,7 @@ class Assertion:
     got: tuple[str, ...]  # contents returned, best first
     error: str | None = None  # why it failed without being asked (a failed step)
     user_id: str = ""
+    session_id: str | None = None  # the check's
 
 
 @dataclass
@@ -530,6 +531,7 @@ def judge(
             found(s) == (kind == "include"),
             tuple(got),
             user_id=user_id,
+            session_id=check.session_id,
         )
         for kind, s in expectations(check)
     ]

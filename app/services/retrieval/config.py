@@ -52,6 +52,8 @@ class Fusion:
     vector_weight: float = 0.55
     text_rank_share: float = 0.3
     text_rank_scale: float = 20.0
+    dense: str = "raw"  # raw | minmax: the cosine as it is, or scaled to the candidates' range
+    lexical: str = "share"  # share | bm25
 
 
 @dataclass(frozen=True)
@@ -91,6 +93,8 @@ class GraphConfig:
     # names said of the question's subject (a reached memory that merely shares the chain's
     # last entity then ties the answer); the whole query alone favours memories that name it.
     whole_query_share: float = 0.4
+    weight: float = 1.0  # the graph's worth, times the best first-stage relevance, times this
+    combine: str = "max"  # max | sum: with the memory's fused relevance
 
 
 @dataclass(frozen=True)

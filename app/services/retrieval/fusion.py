@@ -70,6 +70,18 @@ class Scorer:
     ) -> None:
         self.fusion = fusion
         self.weights = word_weights(query_words, (signals.words for signals in pool))
+        cosines = [signals.cosine for signals in pool] or [0.0]
+        self.low, self.high = min(cosines), max(cosines)
+        self.average_length = sum(max(s.length, 1) for s in pool) / max(len(pool), 1)
+        self.best_bm25 = max((self.bm25(signals) for signals in pool), default=0.0) or 1.0
+
+    def bm25(self, signals: Signals, k1: float = 1.2, b: float = 0.75) -> float:
+        norm = k1 * (1 - b + b * max(signals.length, 1) / (self.average_length or 1.0))
+        return sum(
+            weight * tf * (k1 + 1) / (tf + norm)
+            for word, weight in self.weights.items()
+            if (tf := signals.frequencies.get(word, 0))
+        )
 
     def parts(self, signals: Signals) -> dict[str, float]:
         """The two halves' contributions to relevance: `vector`, the weighted positive part of
@@ -78,15 +90,24 @@ class Scorer:
         full-text rank (so the engine's judgement of phrases and identifiers counts, by rank
         only)."""
         fusion = self.fusion
-        share = lexical(self.weights, signals.words)
+        if fusion.lexical == "bm25":
+            share = self.bm25(signals) / self.best_bm25
+        else:
+            share = lexical(self.weights, signals.words)
         rank_share = fusion.text_rank_share
         text_part = share * (
             1.0
             - rank_share
             + rank_share * text_rank_part(signals.text_rank, fusion.text_rank_scale)
         )
+        if fusion.dense == "minmax":
+            span = self.high - self.low
+            dense = (signals.cosine - self.low) / span if span > 0 else 0.0
+            dense = min(1.0, max(0.0, dense))
+        else:
+            dense = max(0.0, signals.cosine)
         return {
-            "vector": fusion.vector_weight * max(0.0, signals.cosine),
+            "vector": fusion.vector_weight * dense,
             "text": (1.0 - fusion.vector_weight) * text_part,
             "lexical": share,
         }

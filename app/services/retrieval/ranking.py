@@ -106,9 +106,15 @@ def rank(
     scored = []
     for candidate in candidates:
         parts = fused[candidate.memory_id]
-        graph = candidate.graph * best
+        graph = candidate.graph * best * config.graph.weight
+        fused_relevance = relevance[candidate.memory_id]
+        combined = (
+            fused_relevance + graph
+            if config.graph.combine == "sum"
+            else max(fused_relevance, graph)
+        )
         components = {
-            "relevance": max(relevance[candidate.memory_id], graph),
+            "relevance": combined,
             "feedback": feedback_multiplier(
                 feedback_weight,
                 candidate.useful,
