@@ -25,7 +25,7 @@
 //          among them)}; memory is a map of the properties a result shows (never the embedding,
 //          which `.*` would read from the store for every candidate: 2 ms of the vector half),
 //          its metadata as [key, value] pairs, timestamps as ISO strings, far cheaper for the
-//          driver to decode than temporal values), named (the keys of `names`
+//          driver to decode than temporal values), named ({key, aliases} of the `names`
 //          that are the user's entities, hubs aside: seeds for the graph walk), seeded (whether
 //          one of `keys` is such an entity: the walk from the query's entities has a seed) and
 //          feedback_weight (the user's, or null for the default). One row rather than one per
@@ -136,7 +136,7 @@ CALL () {
   UNWIND $p.names AS name
   MATCH (e:Entity {user_id: $p.user_id, key: name})
   WHERE COUNT { (e)<-[:MENTIONS]-() } <= $p.hub_limit
-  RETURN collect(e.key) AS named
+  RETURN collect({key: e.key, aliases: e.aliases}) AS named
 }
 CALL () {
   // Whether a walk from the query's own entities has a seed, found as retrieval/expand finds

@@ -278,6 +278,7 @@ async def test_explain_verbose_reports_component_scores(
         assert row["score"] == pytest.approx(result["retrieval_score"])
         product = row["relevance"] * row["feedback"] * row["confidence"]
         product *= row["recency"] * row["session"] * row["contradiction"]
+        product *= row["denial"] * row["time"]
         assert row["score"] == pytest.approx(product)
     top = ranking[0]
     assert top["text_score"] is not None and top["vector_score"] is not None

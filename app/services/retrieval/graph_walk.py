@@ -5,6 +5,7 @@ candidates (scoring itself is graph_stage, pure)."""
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -18,51 +19,66 @@ from app.services.retrieval import graph_stage, ranking
 from app.services.retrieval.config import DEFAULT, GraphConfig
 from app.services.scope import MAIN, MemoryFilter, Scope
 
+# An entity key of plain lowercase words: a name only where a query writes it as one.
+_PLAIN_WORDS = re.compile(r"[a-z]+(?: [a-z]+)*")
+
 
 @dataclass(frozen=True)
 class Expansion:
     """What the walk found: the seed entity keys, the memories it reached (rows like the first
-    stage's candidates), each one's graph hit, and the memories the query's entities are said
-    to have nothing to do with (see cypher/retrieval/expand)."""
+    stage's candidates) with their cosine to the query and to the query without the seed names,
+    the paths, how strong each seeding candidate was, and the memories the query's entities are
+    said to have nothing to do with (see cypher/retrieval/expand). What each memory is worth is
+    the ranking's to say (see hits): the walk only gathers."""
 
     keys: list[str]
     rows: list[dict[str, Any]] = field(default_factory=list)
-    hits: dict[str, graph_stage.GraphHit] = field(default_factory=dict)
+    paths: list[graph_stage.GraphPath] = field(default_factory=list)
+    query_cosine: dict[str, float] = field(default_factory=dict)
+    residual_cosine: dict[str, float] = field(default_factory=dict)
+    strength: dict[str, float] = field(default_factory=dict)
+    deniers: frozenset[str] = frozenset()
     timed_out: bool = False  # the walk ran out of time and was dropped
     denied: frozenset[str] = frozenset()
 
-    def scored(self, candidate: ranking.Candidate) -> ranking.Candidate:
-        """The candidate with its graph score, or marked denied when no path reached it and a
-        memory of the query's entities denies it (unchanged otherwise)."""
-        hit = self.hits.get(candidate.memory_id)
-        if hit is not None:
-            return replace(candidate, graph=hit.score)
-        if candidate.memory_id in self.denied:
+    def hits(self, config: GraphConfig) -> dict[str, graph_stage.GraphHit]:
+        """Each reached memory's worth relative to the best first-stage candidate, and the path
+        that earned it (see graph_stage.score)."""
+        similarity = {
+            memory_id: graph_stage.judged(self.residual_cosine[memory_id], cosine, config)
+            for memory_id, cosine in self.query_cosine.items()
+        }
+        return graph_stage.score(self.paths, similarity, self.strength, 1.0, config, self.deniers)
+
+    def marked(self, candidate: ranking.Candidate, reached: bool) -> ranking.Candidate:
+        """The candidate marked denied when no path reached it and a memory of the query's
+        entities denies it (unchanged otherwise)."""
+        if not reached and candidate.memory_id in self.denied:
             return replace(candidate, denied=True)
         return candidate
 
-    @property
-    def chain(self) -> bool:
+    @staticmethod
+    def chain(hits: dict[str, graph_stage.GraphHit]) -> bool:
         """Whether the walk found a chain from an entity the question names: a path through
         two memories or more that scored."""
         return any(
-            hit.path.seed_memory is None and len(hit.path.memories) >= 2
-            for hit in self.hits.values()
+            hit.path.seed_memory is None and len(hit.path.memories) >= 2 for hit in hits.values()
         )
 
-    def summary(self) -> dict[str, Any]:
+    def summary(self, hits: dict[str, graph_stage.GraphHit]) -> dict[str, Any]:
         return {
             "seed_entities": self.keys,
-            "reached": len(self.hits),
-            "chain": self.chain,
+            "reached": len(hits),
+            "chain": self.chain(hits),
             "timed_out": self.timed_out,
         }
 
-    def explain(self, memory_id: str) -> dict[str, Any]:
+    @staticmethod
+    def explain(hits: dict[str, graph_stage.GraphHit], memory_id: str) -> dict[str, Any]:
         """A result's graph worth (relative to the best first-stage candidate) and the path
         that brought it in (the first-stage memory that gave the seed if one did, then entity
         keys and memory ids in turn)."""
-        hit = self.hits.get(memory_id)
+        hit = hits.get(memory_id)
         if hit is None:
             return {}
         start = [hit.path.seed_memory] if hit.path.seed_memory else []
@@ -77,6 +93,7 @@ class Walk:
     keys: list[str]
     residual: asyncio.Future[list[float]] | None
     config: GraphConfig = DEFAULT.graph
+    query: str = ""
     # Every name the query could hold (entities.names.name_keys), for the first stage to look
     # up among the user's entities: the extractor reads a question less well than a statement
     # ("Old Faithful", "小蓝在苹果手机上").
@@ -90,7 +107,20 @@ class Walk:
             self.residual.exception()  # failed with the query's: retrieved, not left unread
         self.residual.cancel()
 
-    def first_keys(self, named: list[str], seeded: bool) -> list[str]:
+    def written(self, named: dict[str, Any]) -> bool:
+        """Whether the query holds a user's entity (`named`: {key, aliases}) as a name: an
+        entity named by plain words (a person, a product) only where the query writes it as one
+        of the user's memories wrote it ("Redis", "Maria"), not where those words are ordinary
+        ones ("code", "given", "asynchronous operations" against memories' headings); any other
+        key (an identifier, Chinese) wherever its words are."""
+        if not _PLAIN_WORDS.fullmatch(str(named["key"])):
+            return True
+        return any(
+            re.search(rf"(?<!\w){re.escape(alias)}(?!\w)", self.query)
+            for alias in named.get("aliases") or []
+        )
+
+    def first_keys(self, named: list[dict[str, Any]], seeded: bool) -> list[str]:
         """The entity keys to walk from as soon as the first stage's full-text half has looked
         the query's names up (`named`: those that are the user's entities; `seeded`: whether one
         of the query's own entities is): the query's own entities when they have a seed, else
@@ -100,9 +130,12 @@ class Walk:
             return self.keys
         return self.others(named)
 
-    def others(self, named: list[str]) -> list[str]:
-        """The names of the user's entities the query holds besides its own entities."""
-        return [key for key in named if key not in self.keys]
+    def others(self, named: list[dict[str, Any]]) -> list[str]:
+        """The names of the user's entities the query holds (as names, see written) besides its
+        own entities."""
+        return [
+            str(row["key"]) for row in named if row["key"] not in self.keys and self.written(row)
+        ]
 
     def walk_from(
         self, registry: Registry, scope: Scope, vector: PackedVector
@@ -144,7 +177,7 @@ class Walk:
         relevance: dict[str, float],
         keep: MemoryFilter,
         seedable: frozenset[str],
-        named: list[str],
+        named: list[dict[str, Any]],
     ) -> Expansion | None:
         """Scores what the walk reached: the `first` one (see first_keys), from the query's
         entities as the extractor reads them or else from the other user's entities the query
@@ -184,11 +217,8 @@ class Walk:
         if best <= 0.0:
             return Expansion(reached.keys)
         memories = [row for row in found["memories"] if whole(row["memory"])]
-        similarity = {
-            row["memory"]["memory_id"]: graph_stage.judged(
-                ranking.cosine(row["residual"]), ranking.cosine(row["similarity"]), self.config
-            )
-            for row in memories
+        query_cosine = {
+            row["memory"]["memory_id"]: ranking.cosine(row["similarity"]) for row in memories
         }
         paths = [
             graph_stage.GraphPath(
@@ -198,15 +228,11 @@ class Walk:
                 memories=tuple(
                     step
                     for step in (path["seed_memory"], *path["steps"])
-                    if step is not None and step in similarity
+                    if step is not None and step in query_cosine
                 ),
             )
             for path in found["paths"]
         ]
-        strength = {key: relevance[key] / best for key in reached.seeds} if best > 0 else {}
-        deniers = frozenset(row["memory"]["memory_id"] for row in memories if row["denies"])
-        # Worth relative to the best first-stage candidate: ranking scales it.
-        hits = graph_stage.score(paths, similarity, strength, 1.0, self.config, deniers)
         rows = [
             {
                 "memory": row["memory"],
@@ -215,9 +241,20 @@ class Walk:
                 "similarity": row["similarity"],
             }
             for row in memories
-            if row["memory"]["memory_id"] in hits and keep.admits(row["memory"])
+            if keep.admits(row["memory"])
         ]
-        return Expansion(keys=reached.keys, rows=rows, hits=hits, denied=frozenset(found["denied"]))
+        return Expansion(
+            keys=reached.keys,
+            rows=rows,
+            paths=paths,
+            query_cosine=query_cosine,
+            residual_cosine={
+                row["memory"]["memory_id"]: ranking.cosine(row["residual"]) for row in memories
+            },
+            strength={key: relevance[key] / best for key in reached.seeds},
+            deniers=frozenset(row["memory"]["memory_id"] for row in memories if row["denies"]),
+            denied=frozenset(found["denied"]),
+        )
 
 
 @dataclass(frozen=True)
@@ -285,4 +322,4 @@ def start(registry: Registry, query: str, config: GraphConfig = DEFAULT.graph) -
     keys = [m.key for m in mentions if not m.negated]
     denied = {m.key for m in mentions if m.negated}
     names = [key for key in name_keys(query) if key not in denied and key not in keys]
-    return Walk(keys=keys, residual=residual, config=config, names=names)
+    return Walk(keys=keys, residual=residual, config=config, names=names, query=query)

@@ -21,7 +21,7 @@ from app.registry import Registry
 from app.services.governance import confidence
 from app.services.memory_view import current_confidence, to_memory, whole
 from app.services.plugins import effects
-from app.services.retrieval import fusion, graph_walk, ranking, time_window
+from app.services.retrieval import fusion, graph_stage, graph_walk, ranking, time_window
 from app.services.retrieval.config import DEFAULT, RetrievalConfig
 from app.services.retrieval.query_text import content_words, lucene_query, words
 from app.services.retrieval.time_window import TimeWindow
@@ -156,7 +156,10 @@ def merged(halves: Sequence[dict[str, Any]]) -> dict[str, Any]:
             by_id[memory_id] = {**row, **{k: v for k, v in known.items() if v is not None}}
     return {
         "candidates": list(by_id.values()),
-        "named": sorted({name for half in halves for name in half["named"]}),
+        "named": sorted(
+            {row["key"]: row for half in halves for row in half["named"]}.values(),
+            key=lambda row: str(row["key"]),
+        ),
         "seeded": any(half["seeded"] for half in halves),
         "feedback_weight": halves[0]["feedback_weight"],
     }
@@ -236,16 +239,29 @@ class Gathered:
         pool = [candidate for candidate in self.candidates if candidate.first_stage]
         return fusion.Scorer(pool, self.query_words, self.config.fusion)
 
+    def hits(self) -> dict[str, graph_stage.GraphHit]:
+        """What the graph stage's walk makes each reached memory worth (none without a walk)."""
+        if self.expansion is None:
+            return {}
+        return self.expansion.hits(self.config.graph)
+
     def ranked(self, scorer: fusion.Scorer | None = None) -> list[ranking.Scored]:
+        hits = self.hits()
+        candidates = [
+            dataclasses.replace(candidate, graph=hits[candidate.memory_id].score)
+            if candidate.memory_id in hits
+            else candidate
+            for candidate in self.candidates
+        ]
         return ranking.rank(
-            self.candidates,
+            candidates,
             scorer or self.scorer(),
             feedback_weight=self.feedback_weight,
             session_boost=self.session_boost,
             top_k=self.top_k,
             min_score=self.min_score,
             config=self.config,
-            chain=self.expansion is not None and self.expansion.chain,
+            chain=graph_walk.Expansion.chain(hits),
             window=self.window,
         )
 
@@ -335,7 +351,11 @@ async def gather(
                 candidates.append(
                     _candidate(row, None, session_id, now, query_words, first_stage=False)
                 )
-        candidates = [expansion.scored(candidate) for candidate in candidates]
+        walked_to = {row["memory"]["memory_id"] for row in expansion.rows}
+        candidates = [
+            expansion.marked(candidate, candidate.memory_id in walked_to)
+            for candidate in candidates
+        ]
     expanded = time.perf_counter()
     return Gathered(
         candidates=candidates,
@@ -401,6 +421,7 @@ def _explain(
     ranked: list[ranking.Scored],
 ) -> dict[str, Any]:
     rows, expansion, config = gathered.rows, gathered.expansion, gathered.config
+    hits = gathered.hits()
     report: dict[str, Any] = {
         "level": level if isinstance(level, str) else "timing",
         "timings_ms": {name: round(value, 3) for name, value in timings.items()},
@@ -409,7 +430,7 @@ def _explain(
         "vector_hits": sum(1 for row in rows if row["vector_score"] is not None),
         "text_hits": sum(1 for row in rows if row["text_score"] is not None),
         "feedback_weight": gathered.feedback_weight,
-        "graph": expansion.summary() if expansion else None,
+        "graph": expansion.summary(hits) if expansion else None,
         "plugin": gathered.plugin,  # the retrieval plugin in effect for the user (key@version)
         "degraded": gathered.degraded,  # why only the full-text half answered, if it did
         "time_window": _window_report(gathered),
@@ -430,7 +451,7 @@ def _explain(
                 # (relevance, feedback, ...); relevance is the larger of vector + text and graph.
                 **item.components,
                 "relevance_parts": item.relevance_parts,
-                **_graph_part(item, expansion),
+                **_graph_part(item, hits),
             }
             for item in ranked
         ]
@@ -461,7 +482,7 @@ def _window_report(gathered: Gathered) -> dict[str, Any] | None:
     }
 
 
-def _graph_part(item: ranking.Scored, expansion: graph_walk.Expansion | None) -> dict[str, Any]:
+def _graph_part(item: ranking.Scored, hits: dict[str, graph_stage.GraphHit]) -> dict[str, Any]:
     """What the graph stage gave a result: its score in relevance terms, its worth and path."""
-    reached = expansion.explain(item.memory_id) if expansion else {}
+    reached = graph_walk.Expansion.explain(hits, item.memory_id)
     return {"graph": item.relevance_parts["graph"], **reached} if reached else {}

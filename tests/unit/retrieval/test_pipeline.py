@@ -26,7 +26,7 @@ def row(memory_id: str, vector: float | None, text: float | None) -> dict[str, A
 
 
 def half(
-    *rows: dict[str, Any], named: list[str] | None = None, seeded: bool = False
+    *rows: dict[str, Any], named: list[dict[str, Any]] | None = None, seeded: bool = False
 ) -> dict[str, Any]:
     return {
         "candidates": list(rows),
@@ -38,14 +38,15 @@ def half(
 
 def test_a_memory_both_searches_found_is_one_candidate_with_both_scores() -> None:
     vector = half(row("both", 0.9, None), row("near", 0.8, None))
-    text = half(row("both", None, 4.0), row("worded", None, 2.5), named=["kiln"], seeded=True)
+    kiln = {"key": "kiln", "aliases": ["Kiln"]}
+    text = half(row("both", None, 4.0), row("worded", None, 2.5), named=[kiln], seeded=True)
     found = merged([vector, text])
     scores = {
         item["memory"]["memory_id"]: (item["vector_score"], item["text_score"])
         for item in found["candidates"]
     }
     assert scores == {"both": (0.9, 4.0), "near": (0.8, None), "worded": (None, 2.5)}
-    assert found["named"] == ["kiln"]
+    assert found["named"] == [kiln]
     assert found["seeded"] is True  # the full-text half looked the query's entities up
     assert found["feedback_weight"] == 0.2
 
