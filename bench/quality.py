@@ -155,10 +155,12 @@ async def ingest(
                 "MATCH (m:Memory {user_id: $user_id, branch: 'main'}) RETURN count(m) AS n",
                 user_id=user_id,
             )[0]
-            if reuse and row["n"] == len(items):
+            # A conversation may say the same thing twice: the service keeps one memory of it.
+            distinct = len({item.content for item in items})
+            if reuse and row["n"] == distinct:
                 continue
             if row["n"]:
-                raise SystemExit(f"{user_id} holds {row['n']} memories, not {len(items)}")
+                raise SystemExit(f"{user_id} holds {row['n']} memories, not {distinct}")
             started = time.perf_counter()
             for start in range(0, len(items), BATCH):
                 chunk = items[start : start + BATCH]

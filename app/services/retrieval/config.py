@@ -53,7 +53,9 @@ class Fusion:
     text_rank_share: float = 0.3
     text_rank_scale: float = 20.0
     dense: str = "raw"  # raw | minmax: the cosine as it is, or scaled to the candidates' range
-    lexical: str = "share"  # share | bm25
+    lexical: str = "share"  # share | bm25 | bm25share
+    length_norm: float = 0.75
+    share_weight: float = 0.5
 
 
 @dataclass(frozen=True)

@@ -73,7 +73,9 @@ class Scorer:
         cosines = [signals.cosine for signals in pool] or [0.0]
         self.low, self.high = min(cosines), max(cosines)
         self.average_length = sum(max(s.length, 1) for s in pool) / max(len(pool), 1)
-        self.best_bm25 = max((self.bm25(signals) for signals in pool), default=0.0) or 1.0
+        self.best_bm25 = (
+            max((self.bm25(signals, b=fusion.length_norm) for signals in pool), default=0.0) or 1.0
+        )
 
     def bm25(self, signals: Signals, k1: float = 1.2, b: float = 0.75) -> float:
         norm = k1 * (1 - b + b * max(signals.length, 1) / (self.average_length or 1.0))
@@ -91,7 +93,14 @@ class Scorer:
         only)."""
         fusion = self.fusion
         if fusion.lexical == "bm25":
-            share = self.bm25(signals) / self.best_bm25
+            share = self.bm25(signals, b=fusion.length_norm) / self.best_bm25
+        elif fusion.lexical == "mixed":
+            share = fusion.share_weight * lexical(self.weights, signals.words) + (
+                1 - fusion.share_weight
+            ) * self.bm25(signals, b=fusion.length_norm) / self.best_bm25
+        elif fusion.lexical == "bm25share":
+            total = sum(self.weights.values()) * 2.2
+            share = self.bm25(signals, b=fusion.length_norm) / total if total > 0 else 0.0
         else:
             share = lexical(self.weights, signals.words)
         rank_share = fusion.text_rank_share
