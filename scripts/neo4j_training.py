@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import asyncio
 import sys
+from collections.abc import Sequence
 
 from app.config import Settings
+from app.embedding import Embedder, Role
 from app.migrations import apply, ensure_vector_index
 from app.registry import Registry
 from app.services import warm_up
@@ -16,22 +18,25 @@ from app.services import warm_up
 DIMENSIONS = 384  # the default model's: the vector index is made as the service makes it
 
 
-class ConstantEmbedder:
+class ConstantBackend:
     """Plans do not depend on the vectors' values, and no model is loaded for them."""
 
     dimensions = DIMENSIONS
     model_id = f"training:{DIMENSIONS}"
 
-    async def encode(self, texts: list[str]) -> list[list[float]]:
+    async def start(self) -> None:
+        return None
+
+    async def embed(self, texts: Sequence[str], role: Role) -> list[list[float]]:
         return [[1.0] * DIMENSIONS for _ in texts]
 
-    async def encode_query(self, text: str) -> list[float]:
-        return [1.0] * DIMENSIONS
+    async def close(self) -> None:
+        return None
 
 
 async def train(uri: str) -> None:
     settings = Settings(neo4j_uri=uri, master_key="neo4j-training-only-key")
-    registry = Registry.build(settings, ConstantEmbedder())
+    registry = Registry.build(settings, Embedder(ConstantBackend()))
     try:
         await apply(registry.graph)
         await ensure_vector_index(registry.graph, DIMENSIONS)

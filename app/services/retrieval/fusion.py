@@ -95,9 +95,12 @@ class Scorer:
         if fusion.lexical == "bm25":
             share = self.bm25(signals, b=fusion.length_norm) / self.best_bm25
         elif fusion.lexical == "mixed":
-            share = fusion.share_weight * lexical(self.weights, signals.words) + (
-                1 - fusion.share_weight
-            ) * self.bm25(signals, b=fusion.length_norm) / self.best_bm25
+            share = (
+                fusion.share_weight * lexical(self.weights, signals.words)
+                + (1 - fusion.share_weight)
+                * self.bm25(signals, b=fusion.length_norm)
+                / self.best_bm25
+            )
         elif fusion.lexical == "bm25share":
             total = sum(self.weights.values()) * 2.2
             share = self.bm25(signals, b=fusion.length_norm) / total if total > 0 else 0.0
