@@ -9,6 +9,7 @@ import re
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 from neo4j import exceptions as neo4j_errors
 
@@ -117,31 +118,59 @@ async def apply(graph: Graph, migrations: list[Migration] | None = None) -> list
         await leases.release(graph, LEASE, holder)
 
 
-# The properties a search filters on inside the vector index (cypher/schema/create_vector_index,
-# which also says why its vectors are whole).
-VECTOR_FILTERS = frozenset({"user_id", "branch", "is_active", "created_seq", "memory_type"})
+# The vector indexes (cypher/schema/create_vector_index and create_version_vector_index, which
+# also say why their vectors are whole), with the properties a search filters on inside each:
+# of current memories, and of past versions, for retrieval as of a past moment (the versions
+# alive at a seq: created by then, ended after it).
+CURRENT_VECTORS = "memory_embedding"
+CURRENT_FILTERS = frozenset({"user_id", "branch", "is_active", "created_seq", "memory_type"})
+VERSION_VECTORS = "memory_version_embedding"
+VERSION_FILTERS = CURRENT_FILTERS | {"ended_seq"}
 
 
 async def ensure_vector_index(graph: Graph, dimensions: int) -> None:
-    """Creates the memory vector index for the model's dimension, or recreates one made before a
-    filter property joined it or with quantized vectors (the index is rebuilt from the nodes); a
-    mismatch of dimensions stops startup."""
-    rows = await graph.read("schema/vector_index")
-    if rows and rows[0]["dimensions"] != dimensions:
+    """Creates the memory vector indexes (of current memories and of past versions) for the
+    model's dimension, or recreates one made before a filter property joined it or with
+    quantized vectors (the index is rebuilt from the nodes); a mismatch of dimensions stops
+    startup."""
+    current = await _needed(graph, CURRENT_VECTORS, CURRENT_FILTERS, dimensions)
+    if current == "recreate":
+        await graph.write("schema/drop_vector_index")
+    if current is not None:
+        await graph.write("schema/create_vector_index", dimensions=dimensions)
+    versions = await _needed(graph, VERSION_VECTORS, VERSION_FILTERS, dimensions)
+    if versions == "recreate":
+        await graph.write("schema/drop_version_vector_index")
+    if versions is not None:
+        await graph.write("schema/create_version_vector_index", dimensions=dimensions)
+    await graph.read("schema/await_indexes")
+
+
+async def _needed(
+    graph: Graph, name: str, filters: frozenset[str], dimensions: int
+) -> Literal["create", "recreate"] | None:
+    """What the vector index `name` needs: nothing (None), to be created, or to be recreated
+    (made before one of `filters` joined it, or with quantized vectors)."""
+    rows = await graph.read("schema/vector_index", name=name)
+    if not rows:
+        return "create"
+    if rows[0]["dimensions"] != dimensions:
         raise MigrationError(
-            f"the vector index holds {rows[0]['dimensions']}-dimensional embeddings but the "
-            f"embedding model makes {dimensions}: use the model the data was stored with, "
+            f"the vector index {name} holds {rows[0]['dimensions']}-dimensional embeddings but "
+            f"the embedding model makes {dimensions}: use the model the data was stored with, "
             "or re-embed every memory with `memory-service reembed` (see README)"
         )
-    stale = bool(rows) and (
-        not set(rows[0]["properties"]) >= VECTOR_FILTERS or rows[0]["quantized"]
+    if set(rows[0]["properties"]) >= filters and not rows[0]["quantized"]:
+        return None
+    log.info(
+        "recreating the vector index %s with the filters %s and whole vectors",
+        name,
+        sorted(filters),
     )
-    if stale:
-        log.info(
-            "recreating the vector index with the filters %s and whole vectors",
-            sorted(VECTOR_FILTERS),
-        )
-        await graph.write("schema/drop_vector_index")
-    if not rows or stale:
-        await graph.write("schema/create_vector_index", dimensions=dimensions)
-    await graph.read("schema/await_indexes")
+    return "recreate"
+
+
+async def drop_vector_indexes(graph: Graph) -> None:
+    """Drops the memory vector indexes (a re-embedding recreates them for its model)."""
+    await graph.write("schema/drop_vector_index")
+    await graph.write("schema/drop_version_vector_index")

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from app.graph import Tx
-from app.migrations import ensure_vector_index
+from app.migrations import drop_vector_indexes, ensure_vector_index
 from app.registry import Registry
 from app.services.versioning import versions
 
@@ -38,9 +38,9 @@ async def reembed(
 ) -> int:
     """Encodes every node another model embedded, batch by batch, beside the embedding in use
     (each batch committed, so an interrupted run resumes where it stopped, and the service of
-    the old model keeps searching meanwhile), then switches: drops the vector index, makes the
+    the old model keeps searching meanwhile), then switches: drops the vector indexes, makes the
     new embeddings the nodes' own, encodes what the old model's service wrote meanwhile, and
-    creates the index for the new model's dimension. `progress` learns (done, total) after each
+    creates the indexes for the new model's dimension. `progress` learns (done, total) after each
     batch. Returns how many nodes were encoded."""
     model = registry.embedder.model_id
     [row] = await registry.graph.read("reembed/count_pending", model=model)
@@ -56,7 +56,7 @@ async def reembed(
     # Passes until one finds nothing: the old model's service may store meanwhile.
     while await _encode_pass(registry, model, batch, advanced):
         pass
-    await registry.graph.write("schema/drop_vector_index")
+    await drop_vector_indexes(registry.graph)
     switch = functools.partial(versions.switch_embeddings, model=model, batch=batch)
     while await registry.graph.transaction(switch):
         pass

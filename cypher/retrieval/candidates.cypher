@@ -9,12 +9,21 @@
 // Wanted memory types are filtered inside the vector index too, one search per type, so that a
 // rare type still gets its nearest memories; subject and strict session filters apply to what
 // the searches find (the caller fetches more when they are given).
+// Now ($p.seq null) it reads current nodes only. With $p.seq, the branch as it stood after that
+// change (as_of, see services/versioning/as_of): its nodes alive then (created by then, not
+// ended by then), current ones in memory_embedding and past versions in
+// memory_version_embedding, each filtered inside its index, and full-text hits from the index
+// of every version ($p.index: memory_history_content, whose Lucene query keeps the nodes alive
+// then); a copy-on-write branch reads main's nodes only for memories it has no node of at all,
+// current or past (as memories/list does). The query's names count as the user's entities
+// only where a memory alive then mentions them.
 // params: halves (a list of "vector" and "text"), user_id, branch, view_seq (or null), shadows,
-//         vector, vector_k, lucene (or null), text_k, memory_types (or null), subject_id (or
-//         null), session_id (or null: no strict session filter), hub_limit (the graph walk's),
-//         names (entity keys the query could hold, to look up among the user's entities),
-//         seed_ranks (for how many of each half's best hits `seeds` is counted), keys and
-//         compacts (the query's own entity keys, and the same without spaces)
+//         seq (or null: now), vector, vector_k, index (the full-text index: memory_content now,
+//         memory_history_content with seq), lucene (or null), text_k, memory_types (or null),
+//         subject_id (or null), session_id (or null: no strict session filter), hub_limit (the
+//         graph walk's), names (entity keys the query could hold, to look up among the user's
+//         entities), seed_ranks (for how many of each half's best hits `seeds` is counted),
+//         keys and compacts (the query's own entity keys, and the same without spaces)
 // returns: one row: candidates (list of {memory, vector_score (0..1 or null: not a vector
 //          hit), text_score (or null: not a full-text hit), similarity (0..1, the cosine
 //          score of every candidate, full-text hits included: the embedding is on the node),
@@ -35,12 +44,36 @@ CYPHER 25
 WITH toFloatList($p.vector) AS query_vector
 CALL () {
   CALL () {
-    WITH 1 AS unused WHERE $p.memory_types IS NULL AND 'vector' IN $p.halves
+    WITH 1 AS unused WHERE $p.memory_types IS NULL AND $p.seq IS NULL AND 'vector' IN $p.halves
     MATCH (m:Memory)
       SEARCH m IN (
         VECTOR INDEX memory_embedding
         FOR $p.vector
         WHERE m.user_id = $p.user_id AND m.branch = $p.branch AND m.is_active = true
+        LIMIT $p.vector_k
+      ) SCORE AS score
+    RETURN m, score
+    UNION ALL
+    WITH 1 AS unused
+    WHERE $p.memory_types IS NULL AND $p.seq IS NOT NULL AND 'vector' IN $p.halves
+    MATCH (m:Memory)
+      SEARCH m IN (
+        VECTOR INDEX memory_embedding
+        FOR $p.vector
+        WHERE m.user_id = $p.user_id AND m.branch = $p.branch AND m.is_active = true
+          AND m.created_seq <= $p.seq
+        LIMIT $p.vector_k
+      ) SCORE AS score
+    RETURN m, score
+    UNION ALL
+    WITH 1 AS unused
+    WHERE $p.memory_types IS NULL AND $p.seq IS NOT NULL AND 'vector' IN $p.halves
+    MATCH (m:MemoryVersion)
+      SEARCH m IN (
+        VECTOR INDEX memory_version_embedding
+        FOR $p.vector
+        WHERE m.user_id = $p.user_id AND m.branch = $p.branch AND m.is_active = true
+          AND m.created_seq <= $p.seq AND m.ended_seq > $p.seq
         LIMIT $p.vector_k
       ) SCORE AS score
     RETURN m, score
@@ -57,17 +90,43 @@ CALL () {
       ) SCORE AS score
     WITH m, score
     WHERE NOT EXISTS { (:Memory {memory_id: m.memory_id, branch: $p.branch}) }
+      AND ($p.seq IS NULL
+           OR NOT EXISTS { MATCH (v:MemoryVersion {memory_id: m.memory_id})
+                           WHERE v.branch = $p.branch })
     RETURN m, score
     UNION ALL
     UNWIND (CASE WHEN 'vector' IN $p.halves THEN coalesce($p.memory_types, []) ELSE [] END)
       AS wanted
     CALL (wanted) {
+      WITH 1 AS unused WHERE $p.seq IS NULL
       MATCH (m:Memory)
         SEARCH m IN (
           VECTOR INDEX memory_embedding
           FOR $p.vector
           WHERE m.user_id = $p.user_id AND m.branch = $p.branch AND m.is_active = true
             AND m.memory_type = wanted
+          LIMIT $p.vector_k
+        ) SCORE AS score
+      RETURN m, score
+      UNION ALL
+      WITH 1 AS unused WHERE $p.seq IS NOT NULL
+      MATCH (m:Memory)
+        SEARCH m IN (
+          VECTOR INDEX memory_embedding
+          FOR $p.vector
+          WHERE m.user_id = $p.user_id AND m.branch = $p.branch AND m.is_active = true
+            AND m.created_seq <= $p.seq AND m.memory_type = wanted
+          LIMIT $p.vector_k
+        ) SCORE AS score
+      RETURN m, score
+      UNION ALL
+      WITH 1 AS unused WHERE $p.seq IS NOT NULL
+      MATCH (m:MemoryVersion)
+        SEARCH m IN (
+          VECTOR INDEX memory_version_embedding
+          FOR $p.vector
+          WHERE m.user_id = $p.user_id AND m.branch = $p.branch AND m.is_active = true
+            AND m.created_seq <= $p.seq AND m.ended_seq > $p.seq AND m.memory_type = wanted
           LIMIT $p.vector_k
         ) SCORE AS score
       RETURN m, score
@@ -83,6 +142,9 @@ CALL () {
         ) SCORE AS score
       WITH m, score
       WHERE NOT EXISTS { (:Memory {memory_id: m.memory_id, branch: $p.branch}) }
+        AND ($p.seq IS NULL
+             OR NOT EXISTS { MATCH (v:MemoryVersion {memory_id: m.memory_id})
+                             WHERE v.branch = $p.branch })
       RETURN m, score
     }
     RETURN m, score
@@ -94,16 +156,18 @@ CALL () {
   UNION ALL
   UNWIND (CASE WHEN $p.lucene IS NULL OR NOT 'text' IN $p.halves THEN [] ELSE [$p.lucene] END)
     AS lucene
-  CALL db.index.fulltext.queryNodes(
-    'memory_content', lucene, {limit: $p.text_k + $p.shadows}
-  )
+  CALL db.index.fulltext.queryNodes($p.index, lucene, {limit: $p.text_k + $p.shadows})
     YIELD node, score
   WITH node AS m, score
   // A memory stored without an embedding (embedding_model '') is for full-text search only.
   WHERE m.user_id = $p.user_id AND m.is_active AND coalesce(m.embedding_model, '?') <> ''
+    AND ($p.seq IS NULL OR m.created_seq <= $p.seq AND coalesce(m.ended_seq > $p.seq, true))
     AND (m.branch = $p.branch
-         OR m.branch = 'main' AND m.created_seq <= $p.view_seq
-            AND NOT EXISTS { (:Memory {memory_id: m.memory_id, branch: $p.branch}) })
+         OR m.branch = 'main' AND m:Memory AND m.created_seq <= $p.view_seq
+            AND NOT EXISTS { (:Memory {memory_id: m.memory_id, branch: $p.branch}) }
+            AND ($p.seq IS NULL
+                 OR NOT EXISTS { MATCH (v:MemoryVersion {memory_id: m.memory_id})
+                                 WHERE v.branch = $p.branch }))
   WITH m, score ORDER BY score DESC LIMIT $p.text_k
   WITH collect({m: m, score: score}) AS hits
   UNWIND range(0, size(hits) - 1) AS rank
@@ -136,6 +200,9 @@ CALL () {
   UNWIND $p.names AS name
   MATCH (e:Entity {user_id: $p.user_id, key: name})
   WHERE COUNT { (e)<-[:MENTIONS]-() } <= $p.hub_limit
+    AND ($p.seq IS NULL
+         OR EXISTS { (e)<-[:MENTIONS]-(m) WHERE m.created_seq <= $p.seq
+                                                AND coalesce(m.ended_seq > $p.seq, true) })
   RETURN collect({key: e.key, aliases: e.aliases}) AS named
 }
 CALL () {
@@ -144,6 +211,9 @@ CALL () {
   OPTIONAL MATCH (seed:Entity {user_id: $p.user_id})
   WHERE (seed.key IN $p.keys OR seed.compact IN $p.compacts)
     AND COUNT { (seed)<-[:MENTIONS]-() } <= $p.hub_limit
+    AND ($p.seq IS NULL
+         OR EXISTS { (seed)<-[:MENTIONS]-(m) WHERE m.created_seq <= $p.seq
+                                                   AND coalesce(m.ended_seq > $p.seq, true) })
   RETURN count(seed) > 0 AS seeded
 }
 OPTIONAL MATCH (u:User {id: $p.user_id})

@@ -4,8 +4,12 @@
 // is not followed, nor is an entity that more than hub_limit links point at (it joins too
 // much to say anything); max_paths bounds the work. A copy-on-write branch (see scope.Scope)
 // walks its own nodes and main's it reads; paths through main's nodes it hides are dropped.
-// params: user_id, branch, view_seq (or null), keys and compacts (entity keys, and the same
-//         without spaces), seed_memories (memory ids),
+// Now ($p.seq null) it walks current nodes only. With $p.seq, the branch as it stood after that
+// change (as_of, see services/versioning/as_of): the memory nodes alive then (created by then,
+// not ended by then: a past version keeps the links it had), main's only for memories the
+// branch has no node of at all, current or past, and relations between entities made by $p.at.
+// params: user_id, branch, view_seq (or null), seq and at (or null: now), keys and compacts
+//         (entity keys, and the same without spaces), seed_memories (memory ids),
 //         vector (the query's), residual (the query's without the seed names),
 //         hub_limit, max_memories, max_paths
 // returns: one row: paths (list of {seed (entity key), seed_memory (memory id or null),
@@ -35,24 +39,45 @@ CALL () {
   WHERE m.memory_id = memory_id AND m.branch IN [$p.branch, 'main'] AND m.user_id = $p.user_id
     AND (r.negated IS NULL OR NOT r.negated)
     AND (m.branch = $p.branch OR m.created_seq <= $p.view_seq)
+    AND ($p.seq IS NULL OR m.created_seq <= $p.seq)
+  RETURN seed, memory_id AS seed_memory, [m] AS seed_nodes
+  UNION
+  UNWIND (CASE WHEN $p.seq IS NULL THEN [] ELSE $p.seed_memories END) AS memory_id
+  MATCH (m:MemoryVersion)-[r:MENTIONS]->(seed:Entity)
+  USING INDEX m:MemoryVersion(memory_id)
+  WHERE m.memory_id = memory_id AND m.branch = $p.branch AND m.user_id = $p.user_id
+    AND (r.negated IS NULL OR NOT r.negated)
+    AND m.created_seq <= $p.seq AND m.ended_seq > $p.seq
   RETURN seed, memory_id AS seed_memory, [m] AS seed_nodes
 }
 WITH seed, seed_memory, seed_nodes
 WHERE COUNT { (seed)<-[:MENTIONS]-() } <= $p.hub_limit
 MATCH p = ANY SHORTEST (seed)
-  ((from)-[link:MENTIONS|RELATES_TO WHERE link.negated IS NULL OR NOT link.negated]-(to WHERE
+  ((from)-[link:MENTIONS|RELATES_TO WHERE (link.negated IS NULL OR NOT link.negated)
+                                           AND ($p.at IS NULL OR link:MENTIONS
+                                                OR link.created_at <= $p.at)]-(to WHERE
      (to:Entity AND COUNT { (to)<-[:MENTIONS]-() } <= $p.hub_limit)
-     OR (to:Memory AND to.user_id = $p.user_id AND to.is_active
+     OR (to:Memory AND $p.seq IS NULL AND to.user_id = $p.user_id AND to.is_active
          AND to.memory_id <> seed_memory
          AND coalesce(to.embedding_model, '?') <> ''  // no embedding: full-text search only
          AND (to.branch = $p.branch
-              OR to.branch = 'main' AND to.created_seq <= $p.view_seq)))
+              OR to.branch = 'main' AND to.created_seq <= $p.view_seq))
+     OR ($p.seq IS NOT NULL AND (to:Memory OR to:MemoryVersion) AND to.created_seq <= $p.seq
+         AND coalesce(to.ended_seq > $p.seq, true)
+         AND to.user_id = $p.user_id AND to.is_active AND to.memory_id <> seed_memory
+         AND coalesce(to.embedding_model, '?') <> ''
+         AND (to.branch = $p.branch
+              OR to.branch = 'main' AND to:Memory AND to.created_seq <= $p.view_seq)))
   ){1,7}
-  (found:Memory)
-WITH seed, seed_memory, seed_nodes, p, [node IN nodes(p) WHERE node:Memory] AS on_path
+  (found:Memory|MemoryVersion)
+WITH seed, seed_memory, seed_nodes, p,
+     [node IN nodes(p) WHERE node:Memory OR node:MemoryVersion] AS on_path
 WHERE size(on_path) <= $p.max_memories
   AND ($p.view_seq IS NULL OR all(node IN on_path WHERE node.branch = $p.branch
-       OR NOT EXISTS { (:Memory {memory_id: node.memory_id, branch: $p.branch}) }))
+       OR NOT EXISTS { (:Memory {memory_id: node.memory_id, branch: $p.branch}) }
+          AND ($p.seq IS NULL
+               OR NOT EXISTS { MATCH (v:MemoryVersion {memory_id: node.memory_id})
+                               WHERE v.branch = $p.branch })))
 LIMIT $p.max_paths
 WITH collect({
        seed: seed.key,
@@ -84,30 +109,44 @@ CALL () {
   OPTIONAL MATCH (named:Entity {user_id: $p.user_id})
   WHERE (named.key IN $p.keys OR named.compact IN $p.compacts)
     AND COUNT { (named)<-[:MENTIONS]-() } <= $p.hub_limit
-  OPTIONAL MATCH (named)<-[:MENTIONS]-(plain:Memory)-[:MENTIONS]->(beside:Entity)
+  OPTIONAL MATCH (named)<-[:MENTIONS]-(plain:Memory|MemoryVersion)-[:MENTIONS]->(beside:Entity)
   WHERE plain.is_active AND NOT EXISTS { (plain)-[:MENTIONS {negated: true}]->() }
     AND COUNT { (beside)<-[:MENTIONS]-() } <= $p.hub_limit
+    AND ($p.seq IS NULL AND plain:Memory
+         OR plain.created_seq <= $p.seq AND coalesce(plain.ended_seq > $p.seq, true))
     AND (plain.branch = $p.branch
-         OR plain.branch = 'main' AND plain.created_seq <= $p.view_seq
-         AND NOT EXISTS { (:Memory {memory_id: plain.memory_id, branch: $p.branch}) })
+         OR plain.branch = 'main' AND plain:Memory AND plain.created_seq <= $p.view_seq
+         AND NOT EXISTS { (:Memory {memory_id: plain.memory_id, branch: $p.branch}) }
+         AND ($p.seq IS NULL OR NOT EXISTS { MATCH (v:MemoryVersion {memory_id: plain.memory_id})
+                                             WHERE v.branch = $p.branch }))
   WITH collect(DISTINCT named) + collect(DISTINCT beside) AS subjects
   UNWIND subjects AS subject
   WITH DISTINCT subjects, subject
   // A memory that names a subject and another entity, denying one of the two, says they have
   // nothing to do with each other.
-  MATCH (subject)<-[said:MENTIONS]-(denier:Memory)-[other:MENTIONS]->(denied:Entity)
+  MATCH (subject)<-[said:MENTIONS]-(denier:Memory|MemoryVersion)
+        -[other:MENTIONS]->(denied:Entity)
   WHERE coalesce(said.negated, false) <> coalesce(other.negated, false)
     AND NOT denied IN subjects
     AND COUNT { (denied)<-[:MENTIONS]-() } <= $p.hub_limit
     AND denier.is_active
+    AND ($p.seq IS NULL AND denier:Memory
+         OR denier.created_seq <= $p.seq AND coalesce(denier.ended_seq > $p.seq, true))
     AND (denier.branch = $p.branch
-         OR denier.branch = 'main' AND denier.created_seq <= $p.view_seq
-         AND NOT EXISTS { (:Memory {memory_id: denier.memory_id, branch: $p.branch}) })
+         OR denier.branch = 'main' AND denier:Memory AND denier.created_seq <= $p.view_seq
+         AND NOT EXISTS { (:Memory {memory_id: denier.memory_id, branch: $p.branch}) }
+         AND ($p.seq IS NULL OR NOT EXISTS { MATCH (v:MemoryVersion {memory_id: denier.memory_id})
+                                             WHERE v.branch = $p.branch }))
   OPTIONAL MATCH (denied)<-[about:MENTIONS WHERE about.negated IS NULL OR NOT about.negated]-
-                 (m:Memory)
+                 (m:Memory|MemoryVersion)
   WHERE m.is_active AND m <> denier
-    AND (m.branch = $p.branch OR m.branch = 'main' AND m.created_seq <= $p.view_seq
-         AND NOT EXISTS { (:Memory {memory_id: m.memory_id, branch: $p.branch}) })
+    AND ($p.seq IS NULL AND m:Memory
+         OR m.created_seq <= $p.seq AND coalesce(m.ended_seq > $p.seq, true))
+    AND (m.branch = $p.branch
+         OR m.branch = 'main' AND m:Memory AND m.created_seq <= $p.view_seq
+         AND NOT EXISTS { (:Memory {memory_id: m.memory_id, branch: $p.branch}) }
+         AND ($p.seq IS NULL OR NOT EXISTS { MATCH (v:MemoryVersion {memory_id: m.memory_id})
+                                             WHERE v.branch = $p.branch }))
   RETURN collect(DISTINCT m.memory_id) AS denied
 }
 RETURN paths, memories, denied

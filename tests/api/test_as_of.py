@@ -22,9 +22,10 @@ from app.services.versioning import snapshots
 from tests.conftest import User, make_settings
 from tests.support.as_of import EVERY_TYPE, READS, State, moment, stable
 from tests.support.branches import create_branch
+from tests.support.entities import CHAIN, QUESTION, UNRELATED
 from tests.support.feedback import give_feedback
 from tests.support.http import error_detail, request_ok
-from tests.support.memories import correct, delete, store
+from tests.support.memories import correct, delete, explained, ids, store, stored_ids
 from tests.support.neo4j_direct import query
 from tests.support.snapshots import take_snapshot
 
@@ -34,10 +35,6 @@ BOB = "Bob keeps a note about chess"
 ALICE_FIXED = "Alice keeps a note about black coffee"
 CAROL = "Carol keeps a note about Berlin"
 SNAPSHOT = "before-changes"
-# Why retrieve and search are still expected to fail: the lead wires as_of into the pipeline.
-NOT_WIRED = pytest.mark.xfail(
-    reason="pipeline.hybrid does not read as_of yet", strict=True, raises=AssertionError
-)
 
 
 @dataclass
@@ -114,10 +111,10 @@ async def _fulltext(client: TestClientProtocol, story: Story, as_of: str) -> Sta
     return await _searched(client, story.user, "/v1/memories/fulltext-search", as_of)
 
 
-def _ranked(mode: str) -> Read:
+def _ranked(mode: str, **fields: Any) -> Read:
     async def read(client: TestClientProtocol, story: Story, as_of: str) -> State:
         path = f"/v1/memories/{mode}"
-        return await _searched(client, story.user, path, as_of, top_k=100, min_score=0)
+        return await _searched(client, story.user, path, as_of, top_k=100, min_score=0, **fields)
 
     return read
 
@@ -127,8 +124,10 @@ ROUTES = [
     pytest.param(_through("query"), id="query"),
     pytest.param(_through("get"), id="get"),
     pytest.param(_fulltext, id="fulltext"),
-    pytest.param(_ranked("retrieve"), id="retrieve", marks=NOT_WIRED),
-    pytest.param(_ranked("search"), id="search", marks=NOT_WIRED),
+    pytest.param(_ranked("retrieve"), id="retrieve"),
+    # Wanted types are searched one by one inside the vector indexes.
+    pytest.param(_ranked("retrieve", memory_types=EVERY_TYPE), id="retrieve-typed"),
+    pytest.param(_ranked("search"), id="search"),
 ]
 
 
@@ -168,6 +167,62 @@ async def test_before_the_users_first_memory_nothing_was_there(
     story = await _story(client, user)
     assert await read(client, story, story.before_first) == {}
     assert await read(client, story, "2001-01-01T00:00:00Z") == {}
+
+
+@pytest.mark.parametrize("mode", ["retrieve", "search"])
+async def test_explain_names_the_state_a_retrieve_read(
+    client: TestClientProtocol, user: User, mode: str
+) -> None:
+    story = await _story(client, user)
+    by_name = (await explained(client, user.headers, mode, NOTE, as_of=SNAPSHOT))["explain"]
+    by_time = (await explained(client, user.headers, mode, NOTE, as_of=story.both))["explain"]
+    now = (await explained(client, user.headers, mode, NOTE))["explain"]
+    # The snapshot was taken right after Bob's note was stored: the same state.
+    assert by_name["as_of"]["seq"] == by_time["as_of"]["seq"]
+    assert by_name["as_of"]["snapshot"] == SNAPSHOT
+    assert by_time["as_of"]["snapshot"] is None
+    assert datetime.fromisoformat(by_time["as_of"]["at"]) == datetime.fromisoformat(story.both)
+    assert now["as_of"] is None
+
+
+def _graph_rows(body: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """The verbose explain's ranking rows of a retrieve by memory id."""
+    return {row["memory_id"]: row for row in body["explain"]["ranking"]}
+
+
+async def test_a_retrieve_as_of_a_moment_walks_the_links_memories_had_then(
+    client: TestClientProtocol, user: User
+) -> None:
+    chain = await stored_ids(client, user.headers, CHAIN)
+    await stored_ids(client, user.headers, UNRELATED)
+    await take_snapshot(client, user.headers, "whole-chain")
+    await delete(client, user.headers, chain[1])  # the link from Maria's team to invoice-api
+    then = await explained(client, user.headers, "retrieve", QUESTION, top_k=5, as_of="whole-chain")
+    assert chain[1] in ids(then["results"])
+    path = _graph_rows(then)[chain[3]]["graph_path"]
+    assert [step for step in path if step in chain] == chain
+    now = await explained(client, user.headers, "retrieve", QUESTION, top_k=5)
+    assert chain[1] not in ids(now["results"])
+    assert all(chain[1] not in row.get("graph_path", []) for row in now["explain"]["ranking"])
+
+
+async def test_a_retrieve_as_of_a_moment_walks_no_memory_stored_later(
+    client: TestClientProtocol, user: User
+) -> None:
+    maria, _link, *library = CHAIN
+    [maria_id, *library_ids] = await stored_ids(client, user.headers, [maria, *library])
+    await stored_ids(client, user.headers, UNRELATED)
+    await take_snapshot(client, user.headers, "without-the-link")
+    link = (await store(client, user.headers, CHAIN[1]))["memory_id"]
+    then = await explained(
+        client, user.headers, "retrieve", QUESTION, top_k=5, as_of="without-the-link"
+    )
+    assert link not in ids(then["results"])
+    rows = _graph_rows(then)
+    assert maria_id in ids(then["results"])
+    assert all("graph" not in rows.get(memory_id, {}) for memory_id in library_ids)
+    now = _graph_rows(await explained(client, user.headers, "retrieve", QUESTION, top_k=5))
+    assert now[library_ids[-1]]["graph"] > 0  # the link reaches the library's hole now
 
 
 async def test_a_memory_read_as_of_a_moment_is_that_version_with_its_feedback_then(
@@ -248,8 +303,8 @@ ROUTE_NAMES = [
     "history",
     "query",
     "fulltext-search",
-    pytest.param("retrieve", marks=NOT_WIRED),
-    pytest.param("search", marks=NOT_WIRED),
+    "retrieve",
+    "search",
 ]
 
 
@@ -370,7 +425,7 @@ async def test_a_read_as_of_a_moment_writes_nothing(
         "RETURN count(n) AS nodes, sum(coalesce(n.seq, 0)) AS seqs"
     )
     before = await query(neo4j_driver, count, user_id=user.user_id)
-    for route in ("list", "get", "history", "query", "fulltext-search"):
+    for route in ("list", "get", "history", "query", "fulltext-search", "retrieve", "search"):
         for as_of in (story.corrected, SNAPSHOT, story.before_first):
             assert (await _answer(client, route, story, as_of)).status_code in (200, 404)
     assert await query(neo4j_driver, count, user_id=user.user_id) == before

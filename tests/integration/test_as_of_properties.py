@@ -9,9 +9,10 @@ GET /v1/memories: which memories, their contents, their feedback counts, every f
 decaying confidence); and for every snapshot taken, user or safety, the state it was taken of.
 
 At the end, at moments hypothesis picks among those recorded, every read that takes `as_of`
-(tests/support/as_of.READS: the list, and each memory by id) must give for every branch that
-existed then exactly the recorded state, and each snapshot read by name exactly what it was
-taken of; as of now, exactly the present. A reader added to READS (retrieve) joins the property.
+(tests/support/as_of.READS: the list, the structured query, each memory by id, and retrieve)
+must give for every branch that existed then exactly the recorded state, and each snapshot read
+by name exactly what it was taken of; as of now, exactly the present. A reader added to READS
+joins the property.
 
 Neo4j times a change to the millisecond: a moment shared with the next change names that one
 too, and is not asked.

@@ -132,7 +132,7 @@ async def test_a_vector_index_of_quantized_vectors_is_made_again_with_whole_ones
 
 
 async def _quantized(graph: Graph) -> bool:
-    [index] = await graph.read("schema/vector_index")
+    [index] = await graph.read("schema/vector_index", name="memory_embedding")
     return bool(index["quantized"])
 
 

@@ -9,8 +9,9 @@ from quart.typing import TestClientProtocol
 from app.registry import Registry
 from app.services import reembed
 from tests.conftest import User
-from tests.support.memories import store_batch
+from tests.support.memories import correct, store_batch
 from tests.support.neo4j_direct import query
+from tests.support.snapshots import take_snapshot
 
 pytestmark = pytest.mark.drops_plans
 
@@ -68,6 +69,44 @@ async def test_reembed_resumes_and_recreates_the_index(
     response = await client.post(
         "/v1/memories/retrieve",
         json={"query": "which animal hunts in the dark?", "top_k": 1, "graph": False},
+        headers=user.headers,
+    )
+    assert (await response.get_json())[0]["content"] == "Owls hunt at night"
+
+
+async def test_reembed_recreates_the_index_of_past_versions_for_retrieval_as_of_a_moment(
+    client: TestClientProtocol, user: User, registry: Registry, neo4j_driver: AsyncDriver
+) -> None:
+    texts = ["Hedgehogs hibernate in winter", "Otters hold hands", "Owls hunt at night"]
+    *_, owls = await store_batch(client, user.headers, [{"content": text} for text in texts])
+    await take_snapshot(client, user.headers, "owls-at-night")
+    await correct(client, user.headers, owls["memory_id"], "Owls nest in old barns")
+    # As if another model had embedded every node, the past version of the owls' note too.
+    await query(
+        neo4j_driver,
+        "MATCH (m) WHERE (m:Memory OR m:MemoryVersion) AND m.user_id = $user_id "
+        "SET m.embedding_model = 'old-model:3', m.embedding = [0.0, 0.0, 1.0]",
+        user_id=user.user_id,
+    )
+    await reembed.reembed(registry, lambda done, total: None)
+    indexes = await query(
+        neo4j_driver,
+        "SHOW VECTOR INDEXES YIELD name, options "
+        "RETURN name, options.indexConfig.`vector.dimensions` AS dimensions ORDER BY name",
+    )
+    assert indexes == [
+        {"name": name, "dimensions": registry.embedder.dimensions}
+        for name in ("memory_embedding", "memory_version_embedding")
+    ]
+    # The past version, re-encoded, is found by meaning as of the snapshot.
+    response = await client.post(
+        "/v1/memories/retrieve",
+        json={
+            "query": "which animal hunts in the dark?",
+            "top_k": 1,
+            "graph": False,
+            "as_of": "owls-at-night",
+        },
         headers=user.headers,
     )
     assert (await response.get_json())[0]["content"] == "Owls hunt at night"

@@ -2,8 +2,8 @@
 through each route that takes it, each read brought to one form: the active memories of a
 branch by memory_id, as the list shows them (without the confidence, which decays with the
 moment it is read for). A test compares these states with what it recorded, or one route's
-with another's; READS names the readers, so that a route added later (retrieve) joins every
-test that goes through them."""
+with another's; READS names the readers, so that a route added later joins every test that goes
+through them."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from typing import Any, get_args
 from quart.typing import TestClientProtocol
 
 from app.models.memories import MemoryType
-from tests.support.http import error_detail
+from tests.support.http import error_detail, request_ok
 
 Headers = dict[str, str]
 Memory = dict[str, Any]
@@ -118,4 +118,21 @@ async def got(
     return _kept(found, branch)
 
 
-READS: dict[str, Reader] = {"list": listed, "query": queried, "get": got}
+async def retrieved(
+    client: TestClientProtocol,
+    headers: Headers,
+    as_of: str,
+    branch: str | None,
+    _known: Collection[str] = (),
+) -> State:
+    """POST /v1/memories/retrieve as of the moment, top_k 100 with no floor: every active
+    memory of a small history is a candidate (the vector half fetches 400), the graph stage
+    walks among them, and each is shown as the list shows it (without a score)."""
+    body = {"query": "what do I know?", "as_of": as_of, "top_k": 100, "branch": branch}
+    found = await request_ok(client, "POST", "/v1/memories/retrieve", headers, json=body)
+    assert len(found) < 100, "a history too long for one retrieve to show every memory"
+    assert all(memory["is_active"] for memory in found)
+    return _kept([{**memory, "retrieval_score": None} for memory in found], branch)
+
+
+READS: dict[str, Reader] = {"list": listed, "query": queried, "get": got, "retrieve": retrieved}

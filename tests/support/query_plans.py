@@ -23,6 +23,8 @@ from tests.support.neo4j_direct import query
 # plugin bindings in force, cached for app.services.plugins.effects.CACHE_S): the warm-up leaves
 # them to the first request that needs them.
 OCCASIONAL = frozenset({"plugins/bindings", "plugins/signers"})
+# How much of a statement's text Neo4j's record keeps (the rest is cut off).
+RECORDED_TEXT = 10_000
 
 
 @dataclass(frozen=True)
@@ -43,7 +45,7 @@ async def plans_used(driver: AsyncDriver) -> AsyncIterator[set[Plan]]:
     await query(driver, "CALL db.stats.clear('QUERIES')")
     await query(driver, "CALL db.stats.collect('QUERIES')")
     yield found
-    names = {text: name for name, text in load_queries().items()}
+    names = {text[:RECORDED_TEXT]: name for name, text in load_queries().items()}
     rows = await query(driver, "CALL db.stats.retrieve('QUERIES') YIELD data RETURN data")
     await query(driver, "CALL db.stats.stop('QUERIES')")
     for row in rows:

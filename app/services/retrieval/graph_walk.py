@@ -18,6 +18,7 @@ from app.services.memory_view import whole
 from app.services.retrieval import graph_stage, ranking
 from app.services.retrieval.config import DEFAULT, GraphConfig
 from app.services.scope import MAIN, MemoryFilter, Scope
+from app.services.versioning.as_of import NOW, AsOf
 
 # An entity key of plain lowercase words: a name only where a query writes it as one.
 _PLAIN_WORDS = re.compile(r"[a-z]+(?: [a-z]+)*")
@@ -88,12 +89,14 @@ class Expansion:
 @dataclass
 class Walk:
     """A walk about to happen: the query's entity keys and the residual query's embedding on
-    its way (None when the query names no entity: the query itself judges)."""
+    its way (None when the query names no entity: the query itself judges), through the state
+    of the branch `as_of` names (now by default)."""
 
     keys: list[str]
     residual: asyncio.Future[list[float]] | None
     config: GraphConfig = DEFAULT.graph
     query: str = ""
+    as_of: AsOf = NOW
     # Every name the query could hold (entities.names.name_keys), for the first stage to look
     # up among the user's entities: the extractor reads a question less well than a statement
     # ("Old Faithful", "小蓝在苹果手机上").
@@ -164,7 +167,7 @@ class Walk:
         rows = await registry.graph.read_within(
             "retrieval/expand",
             registry.settings.graph_time_limit_s,
-            **walk_params(self.config, scope, keys, seeds, vector, judge),
+            **walk_params(self.config, scope, keys, seeds, vector, judge, self.as_of),
         )
         return Reached(seeds=seeds, keys=keys, found=rows[0] if rows else None)
 
@@ -284,10 +287,13 @@ def walk_params(
     seeds: list[str],
     vector: PackedVector,
     judge: PackedVector,
+    as_of: AsOf = NOW,
 ) -> dict[str, Any]:
-    """The parameters of retrieval/expand."""
+    """The parameters of retrieval/expand, for the state `as_of` names."""
     return {
         **scope.params(),
+        "seq": as_of.seq,
+        "at": as_of.at,
         **seed_params(keys),
         "seed_memories": seeds,
         "vector": vector,
@@ -308,10 +314,13 @@ async def warm(registry: Registry, vector: PackedVector) -> None:
     )
 
 
-def start(registry: Registry, query: str, config: GraphConfig = DEFAULT.graph) -> Walk:
+def start(
+    registry: Registry, query: str, config: GraphConfig = DEFAULT.graph, as_of: AsOf = NOW
+) -> Walk:
     """Picks the query's entities and queues the query without their names for encoding (it
     judges what the walk reaches, so a memory is not relevant just for naming the seed);
-    queued before the query itself, the two share one model call."""
+    queued before the query itself, the two share one model call. The walk goes through the
+    state `as_of` names."""
     mentions = extract(query)
     residual_text = graph_stage.residual(query, [mention.name for mention in mentions])
     residual = (
@@ -322,4 +331,4 @@ def start(registry: Registry, query: str, config: GraphConfig = DEFAULT.graph) -
     keys = [m.key for m in mentions if not m.negated]
     denied = {m.key for m in mentions if m.negated}
     names = [key for key in name_keys(query) if key not in denied and key not in keys]
-    return Walk(keys=keys, residual=residual, config=config, names=names, query=query)
+    return Walk(keys=keys, residual=residual, config=config, names=names, query=query, as_of=as_of)

@@ -23,9 +23,11 @@ from app.services.memory_view import current_confidence, to_memory, whole
 from app.services.plugins import effects
 from app.services.retrieval import fusion, graph_stage, graph_walk, ranking, time_window
 from app.services.retrieval.config import DEFAULT, RetrievalConfig
+from app.services.retrieval.fulltext import index_for
 from app.services.retrieval.query_text import content_words, lucene_query, words
 from app.services.retrieval.time_window import TimeWindow
-from app.services.scope import MAIN, Caller, MemoryFilter, Scope, scope_for
+from app.services.scope import MAIN, Caller, MemoryFilter, Scope
+from app.services.versioning.as_of import NOW, AsOf, read_scope
 
 log = logging.getLogger(__name__)
 
@@ -94,24 +96,27 @@ def first_stage_params(
     config: RetrievalConfig = DEFAULT,
     names: list[str] | None = None,
     keys: list[str] | None = None,
+    as_of: AsOf = NOW,
 ) -> dict[str, Any]:
     """The parameters of retrieval/candidates for the top_k memories of `query`, both halves in
     one statement (the graph walk's hub limit too, for what a candidate could seed, the `names`
     to look up among the user's entities, and the query's own entity `keys`, to learn whether a
-    walk from them has a seed)."""
+    walk from them has a seed), among the nodes of the state `as_of` names."""
     sources = config.candidates
     # Types are filtered inside the vector search; the rest apply to what the searches find.
     vector_k = sources.wanted(top_k) * (sources.filter_factor if keep.narrows else 1)
     text_narrowed = keep.narrows or keep.memory_types
     text_k = sources.text_wanted(top_k) * (sources.filter_factor if text_narrowed else 1)
-    lucene = lucene_query(query, scope.user_id, scope.branch, scope.view_seq)
+    lucene = lucene_query(query, scope.user_id, scope.branch, scope.view_seq, as_of.seq)
     return {
         "halves": ["vector", "text"],
         **scope.params(),
         **keep.params(),
         "shadows": scope.shadows,
+        "seq": as_of.seq,
         "vector": vector,
         "vector_k": vector_k,
+        "index": index_for(as_of),
         "lucene": lucene if sources.fulltext else None,
         "text_k": text_k,
         "hub_limit": config.graph.hub_limit,
@@ -233,6 +238,9 @@ class Gathered:
     # The event-time window the question is about (given, or read from the query), if any.
     window: TimeWindow | None = None
     window_given: bool = False
+    # The state read (now, or as of a past moment) and the snapshot that named it, if one did.
+    as_of: AsOf = NOW
+    snapshot: str | None = None
 
     def scorer(self) -> fusion.Scorer:
         """The fusion, its statistics from the first stage's candidates."""
@@ -271,15 +279,16 @@ async def gather(
 ) -> Gathered:
     """The query understood and encoded, the first stage's candidates, their fusion (once, its
     statistics from them), the graph stage's walk seeded from the query's entities or the best
-    candidates, and what it reached joined as candidates."""
+    candidates, and what it reached joined as candidates; all of it among the memories as they
+    stand now, or as they stood at the moment `as_of` names (ranked as at that moment)."""
     started = time.perf_counter()
-    scope = await scope_for(registry, caller, request.branch)
+    scope, as_of = await read_scope(registry, caller, request.branch, request.as_of)
     top_k = request.top_k or DEFAULT_TOP_K[mode]
     plugin = await effects.effect(registry, "retrieval", scope.user_id)
     config = effects.retrieval_config(plugin, request.recipe)
     # The walk's residual query is queued first, so that one model call encodes both.
     walk = (
-        graph_walk.start(registry, request.query, config.graph)
+        graph_walk.start(registry, request.query, config.graph, as_of)
         if request.graph and config.graph.enabled
         else None
     )
@@ -295,7 +304,9 @@ async def gather(
     embedded = time.perf_counter()
     keep = MemoryFilter(request.memory_types, request.subject_id, request.only_session)
     names, keys = (walk.names, walk.keys) if walk is not None else ([], [])
-    params = first_stage_params(scope, keep, vector, request.query, top_k, config, names, keys)
+    params = first_stage_params(
+        scope, keep, vector, request.query, top_k, config, names, keys, as_of
+    )
     if degraded is not None:
         [row] = await registry.graph.read("retrieval/candidates", **{**params, "halves": ["text"]})
         found, profile, reached = merged([row]), None, None
@@ -309,7 +320,8 @@ async def gather(
         )
     queried = time.perf_counter()
     rows: list[dict[str, Any]] = found["candidates"]
-    now = datetime.now(UTC)
+    # What confidence decays and age counts to: a past state is ranked as it was then.
+    now = as_of.at or datetime.now(UTC)
     session_id = request.session_id if mode == "retrieve" else None  # the session it prefers
     weight = found["feedback_weight"]
     if weight is None:
@@ -377,6 +389,8 @@ async def gather(
         degraded=degraded,
         window=window,
         window_given=given,
+        as_of=as_of,
+        snapshot=request.as_of if isinstance(request.as_of, str) else None,
     )
 
 
@@ -393,7 +407,7 @@ async def hybrid(
     ranking_started = time.perf_counter()
     ranked = gathered.ranked()
     by_id = {row["memory"]["memory_id"]: row["memory"] for row in gathered.rows}
-    results = [to_memory(by_id[item.memory_id], item.score) for item in ranked]
+    results = [to_memory(by_id[item.memory_id], item.score, gathered.as_of.at) for item in ranked]
     finished = time.perf_counter()
     timings = {**gathered.timings, "rank_ms": (finished - ranking_started) * 1000}
     for name, milliseconds in timings.items():
@@ -434,6 +448,7 @@ def _explain(
         "plugin": gathered.plugin,  # the retrieval plugin in effect for the user (key@version)
         "degraded": gathered.degraded,  # why only the full-text half answered, if it did
         "time_window": _window_report(gathered),
+        "as_of": _state_report(gathered),
     }
     if level in ("verbose", "analyze"):
         report["config"] = dataclasses.asdict(config)
@@ -480,6 +495,15 @@ def _window_report(gathered: Gathered) -> dict[str, Any] | None:
         "expression": window.expression or None,
         "source": "request" if gathered.window_given else "query",
     }
+
+
+def _state_report(gathered: Gathered) -> dict[str, Any] | None:
+    """The past state read (None: now): its change seq, its time, and the snapshot that named
+    it."""
+    as_of = gathered.as_of
+    if as_of.at is None:
+        return None
+    return {"seq": as_of.seq, "at": as_of.at.isoformat(), "snapshot": gathered.snapshot}
 
 
 def _graph_part(item: ranking.Scored, hits: dict[str, graph_stage.GraphHit]) -> dict[str, Any]:
