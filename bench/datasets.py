@@ -152,5 +152,15 @@ def _beam(path: Path) -> Dataset:
 LOADERS = {"locomo": _locomo, "beam": _beam}
 
 
-def load(name: str) -> Dataset:
-    return LOADERS[name](PATHS[name])
+def load(name: str, conversations: int | None = None) -> Dataset:
+    """The dataset, or only its first `conversations` conversations (memories and questions)."""
+    data = LOADERS[name](PATHS[name])
+    if conversations is None:
+        return data
+    kept = set(data.owners()[:conversations])
+    return Dataset(
+        data.name,
+        [item for item in data.memories if item.owner in kept],
+        [question for question in data.questions if question.owner in kept],
+        data.categories,
+    )

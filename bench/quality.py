@@ -182,11 +182,17 @@ async def ingest(
 
 
 async def conversational(
-    name: str, uri: str, embedder: Any, tag: str, reuse: bool, capture: Path | None
+    name: str,
+    uri: str,
+    embedder: Any,
+    tag: str,
+    reuse: bool,
+    capture: Path | None,
+    conversations: int | None = None,
 ) -> dict[str, Any]:
     from app.services.retrieval.query_text import LUCENE_STOP_WORDS, words
 
-    data = datasets.load(name)
+    data = datasets.load(name, conversations)
     texts = [m.content for m in data.memories]
     vectors = await embedding_cache.document_vectors(embedder, name, texts)
     await ingest(uri, embedder, data, vectors, tag, reuse)
@@ -407,7 +413,9 @@ async def run(args: argparse.Namespace, uri: str) -> dict[str, Any]:
     for name in args.datasets:
         started = time.perf_counter()
         if name in CONVERSATIONS:
-            results[name] = await conversational(name, uri, embedder, tag, args.reuse, capture)
+            results[name] = await conversational(
+                name, uri, embedder, tag, args.reuse, capture, args.conversations
+            )
         elif name == "memoria":
             results[name] = await memoria(uri, embedder, capture)
         elif name == "graph":
@@ -428,6 +436,12 @@ def main() -> None:
     parser.add_argument("--reuse", action="store_true", help="keep LoCoMo/BEAM users (NEO4J_URI)")
     parser.add_argument("--json", help="write the figures here")
     parser.add_argument("--capture", help="keep what the ranking saw, per question, here")
+    parser.add_argument(
+        "--conversations",
+        type=int,
+        help="only the first N conversations of LoCoMo and BEAM (a model whose vectors of the "
+        "whole set are not cached yet is compared with another on the same part)",
+    )
     args = parser.parse_args()
     args.datasets = [name for name in args.datasets.split(",") if name]
     unknown = set(args.datasets) - set(ALL)

@@ -23,6 +23,9 @@ except ImportError:  # run as a script from bench/data/
 SEED = 20260801
 GENERATED_PER_WORLD = 232
 STYLES = ("paraphrase", "keyword", "identifier", "question")
+# Hybrid search's recall@5 on this set with the default model and ranking, as last measured
+# (bench/retrieval_quality.py); tests/api/test_retrieval_quality_gate.py fails below it.
+RECORDED_HYBRID_RECALL_AT_5 = 0.86
 
 
 @dataclass(frozen=True)
