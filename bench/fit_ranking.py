@@ -118,13 +118,26 @@ def judges(directory: Path) -> dict[str, Judge]:
     return found
 
 
-def grid(specs: Sequence[str]) -> list[dict[str, dict[str, Any]]]:
-    """Every combination of the values given per field ("section.field=v1,v2")."""
+def _axes(specs: Sequence[str]) -> list[list[tuple[str, str, Any]]]:
     axes: list[list[tuple[str, str, Any]]] = []
     for spec in specs:
         name, _, values = spec.partition("=")
         section, _, field = name.partition(".")
         axes.append([(section, field, _value(v)) for v in values.split(",")])
+    return axes
+
+
+def alone(specs: Sequence[str]) -> list[dict[str, dict[str, Any]]]:
+    """The default, then each value given per field on its own (an ablation: a factor's
+    neutral value, a stage switched off)."""
+    return [{}] + [
+        {section: {field: value}} for axis in _axes(specs) for section, field, value in axis
+    ]
+
+
+def grid(specs: Sequence[str]) -> list[dict[str, dict[str, Any]]]:
+    """Every combination of the values given per field ("section.field=v1,v2")."""
+    axes = _axes(specs)
     points = []
     for combination in itertools.product(*axes):
         overrides: dict[str, dict[str, Any]] = defaultdict(dict)
@@ -151,9 +164,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("captures", nargs="+", help="directories bench/quality.py --capture made")
     parser.add_argument("--grid", nargs="*", default=[], help="section.field=v1,v2 ...")
+    parser.add_argument(
+        "--one-at-a-time",
+        action="store_true",
+        help="the default, then each grid value alone (an ablation) rather than every combination",
+    )
     args = parser.parse_args()
     scored: dict[str, dict[str, float]] = {}  # point label -> "dataset/model" -> figure
-    points = grid(args.grid) or [{}]
+    points = (alone(args.grid) if args.one_at_a_time else grid(args.grid)) or [{}]
     for directory in map(Path, args.captures):
         model = directory.name
         for dataset, judge in judges(directory).items():
@@ -170,7 +188,8 @@ def main() -> None:
         others = [c for c in columns if not c.startswith(f"{held}/")]
         mine = [c for c in columns if c.startswith(f"{held}/")]
         best = max(scored, key=lambda name: sum(scored[name][c] for c in others) / len(others))
-        held_rows.append([held, best or "(default)", *(scored[best][c] for c in mine)])
+        figures = ", ".join(f"{c.split('/')[1]} {scored[best][c]:.3f}" for c in mine)
+        held_rows.append([held, best or "(default)", figures])
     print(
         common.table(
             "Held out: each dataset judged at the setting best on the others",

@@ -41,21 +41,19 @@ class Candidates:
 
 @dataclass(frozen=True)
 class Fusion:
-    """How the two halves make one relevance in 0..1 (see fusion.Scorer): `vector_weight`
-    of the memory's cosine similarity to the query (every candidate has one: the embeddings are
-    on the nodes), the rest of its full-text part. The full-text part is the weighted share of
-    the query's words the memory holds, each word weighed by its specificity among the
-    candidates (fusion.word_weights), scaled between 1 - text_rank_share and 1 by the memory's
-    rank among the user's full-text hits, `text_rank_scale / (text_rank_scale + rank - 1)`.
-    Ranks, not the engine's scores: those come from statistics over every user's memories."""
+    """How the two halves make one relevance in 0..1 (see fusion.Scorer): `vector_weight` of the
+    memory's meaning part (its cosine on the candidates' scale), the rest of its words part
+    (the mean of the weighted share of the query's words it holds and its BM25 among the
+    candidates, with `bm25_k1` and `bm25_b`), scaled between 1 - text_rank_share and 1 by
+    the memory's rank among the user's full-text hits,
+    `text_rank_scale / (text_rank_scale + rank - 1)`. Ranks, not the engine's scores: those come
+    from statistics over every user's memories."""
 
     vector_weight: float = 0.55
     text_rank_share: float = 0.3
     text_rank_scale: float = 20.0
-    dense: str = "raw"  # raw | minmax: the cosine as it is, or scaled to the candidates' range
-    lexical: str = "share"  # share | bm25 | bm25share
-    length_norm: float = 0.75
-    share_weight: float = 0.5
+    bm25_k1: float = 1.2  # Okapi BM25's usual term-frequency saturation
+    bm25_b: float = 0.75  # and length normalisation
 
 
 @dataclass(frozen=True)
@@ -95,8 +93,9 @@ class GraphConfig:
     # names said of the question's subject (a reached memory that merely shares the chain's
     # last entity then ties the answer); the whole query alone favours memories that name it.
     whole_query_share: float = 0.4
-    weight: float = 1.0  # the graph's worth, times the best first-stage relevance, times this
-    combine: str = "max"  # max | sum: with the memory's fused relevance
+    # What the graph's worth of a memory is taken at: this share of the best first-stage
+    # relevance (then the higher of it and the memory's own fused relevance counts).
+    weight: float = 0.7
 
 
 @dataclass(frozen=True)

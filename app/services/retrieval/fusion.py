@@ -63,65 +63,62 @@ def text_rank_part(rank: int | None, scale: float) -> float:
 
 class Scorer:
     """The fusion of one retrieve: built once from the first stage's candidates, then asked for
-    each memory's relevance (those the graph stage brings in too, with the same statistics)."""
+    each memory's relevance (those the graph stage brings in too, with the same statistics).
+
+    Both halves are put on the pool's own scale before they are mixed, so that neither a
+    model's cosine range nor a query's length decides the mix:
+    - meaning: the cosine above the pool's lowest, as a share of what lies above it,
+      (cos - lowest) / (1 - lowest). Models differ in where unrelated texts sit (near 0 for
+      all-MiniLM-L6-v2, near 0.75 for multilingual-e5-small); the candidates' lowest cosine
+      says where, for this query. A perfect match stays 1, so a pool of weak matches stays
+      weak (min-max scaling would make its best one look perfect).
+    - words: the mean of two readings of the query's words among the candidates, each 0..1,
+      both weighed by the words' specificity in the pool (word_weights): which of them the
+      memory holds (`lexical`: a short turn that repeats a common name gains nothing) and
+      BM25 over the pool, as a share of the pool's best (how much of it is about them). A query
+      whose specific words no candidate holds has little of either, and leans on meaning.
+    """
 
     def __init__(
         self, pool: Sequence[Signals], query_words: frozenset[str], fusion: Fusion
     ) -> None:
         self.fusion = fusion
         self.weights = word_weights(query_words, (signals.words for signals in pool))
-        cosines = [signals.cosine for signals in pool] or [0.0]
-        self.low, self.high = min(cosines), max(cosines)
+        self.lowest = min((signals.cosine for signals in pool), default=0.0)
         self.average_length = sum(max(s.length, 1) for s in pool) / max(len(pool), 1)
-        self.best_bm25 = (
-            max((self.bm25(signals, b=fusion.length_norm) for signals in pool), default=0.0) or 1.0
-        )
+        self.best_bm25 = max((self.bm25(signals) for signals in pool), default=0.0) or 1.0
 
-    def bm25(self, signals: Signals, k1: float = 1.2, b: float = 0.75) -> float:
-        norm = k1 * (1 - b + b * max(signals.length, 1) / (self.average_length or 1.0))
+    def bm25(self, signals: Signals) -> float:
+        """Okapi BM25 of the memory for the query's words, with the pool's word weights and
+        average length."""
+        k1, b = self.fusion.bm25_k1, self.fusion.bm25_b
+        norm = k1 * (1 - b + b * max(signals.length, 1) / self.average_length)
         return sum(
             weight * tf * (k1 + 1) / (tf + norm)
             for word, weight in self.weights.items()
             if (tf := signals.frequencies.get(word, 0))
         )
 
+    def meaning(self, signals: Signals) -> float:
+        """The cosine on the pool's scale, 0..1 (see the class)."""
+        above = 1.0 - self.lowest
+        return max(0.0, (signals.cosine - self.lowest) / above) if above > 0 else 0.0
+
     def parts(self, signals: Signals) -> dict[str, float]:
-        """The two halves' contributions to relevance: `vector`, the weighted positive part of
-        the cosine similarity, and `text`, the weighted full-text part: the memory's lexical
-        share (`lexical`, also reported), scaled between (1 - text_rank_share) and 1 by its
-        full-text rank (so the engine's judgement of phrases and identifiers counts, by rank
-        only)."""
+        """The two halves' contributions to relevance: `vector`, vector_weight of the meaning
+        part, and `text`, the rest of the words part (`lexical`, also reported), scaled between
+        (1 - text_rank_share) and 1 by its full-text rank (so the engine's judgement of phrases
+        and identifiers counts, by rank only)."""
         fusion = self.fusion
-        if fusion.lexical == "bm25":
-            share = self.bm25(signals, b=fusion.length_norm) / self.best_bm25
-        elif fusion.lexical == "mixed":
-            share = (
-                fusion.share_weight * lexical(self.weights, signals.words)
-                + (1 - fusion.share_weight)
-                * self.bm25(signals, b=fusion.length_norm)
-                / self.best_bm25
-            )
-        elif fusion.lexical == "bm25share":
-            total = sum(self.weights.values()) * 2.2
-            share = self.bm25(signals, b=fusion.length_norm) / total if total > 0 else 0.0
-        else:
-            share = lexical(self.weights, signals.words)
+        words = (lexical(self.weights, signals.words) + self.bm25(signals) / self.best_bm25) / 2
         rank_share = fusion.text_rank_share
-        text_part = share * (
-            1.0
-            - rank_share
-            + rank_share * text_rank_part(signals.text_rank, fusion.text_rank_scale)
-        )
-        if fusion.dense == "minmax":
-            span = self.high - self.low
-            dense = (signals.cosine - self.low) / span if span > 0 else 0.0
-            dense = min(1.0, max(0.0, dense))
-        else:
-            dense = max(0.0, signals.cosine)
+        by_rank = text_rank_part(signals.text_rank, fusion.text_rank_scale)
         return {
-            "vector": fusion.vector_weight * dense,
-            "text": (1.0 - fusion.vector_weight) * text_part,
-            "lexical": share,
+            "vector": fusion.vector_weight * self.meaning(signals),
+            "text": (1.0 - fusion.vector_weight)
+            * words
+            * (1.0 - rank_share + rank_share * by_rank),
+            "lexical": words,
         }
 
     def relevance(self, signals: Signals) -> float:

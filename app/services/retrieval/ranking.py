@@ -94,11 +94,13 @@ def rank(
     window: TimeWindow | None = None,
 ) -> list[Scored]:
     """Best first, top_k of them. A memory's relevance is its fused relevance, or its graph
-    worth times the best first-stage relevance when that is higher (nothing the graph brings
-    in outranks the first stage's best). Without `min_score`, the configuration's floor (by
-    default top_k is filled while candidates relate to the query at all, unless the graph stage
-    found a `chain` from the question's own entities: see config.Floor); with it, the floor is
-    `min_score`."""
+    worth times graph.weight of the best first-stage relevance when that is higher (nothing the
+    graph brings in outranks the first stage's best). Without `min_score`, the configuration's
+    floor (by default top_k is filled while candidates relate to the query at all, unless the
+    graph stage found a `chain` from the question's own entities: see config.Floor); with it,
+    the floor is `min_score`. A memory relates to the query when its cosine similarity is
+    positive, it holds a query word or the graph reached it (the least similar candidate has
+    no meaning part on the pool's scale, yet may well relate)."""
     features = config.features
     fused = {candidate.memory_id: scorer.parts(candidate) for candidate in candidates}
     relevance = {key: parts["vector"] + parts["text"] for key, parts in fused.items()}
@@ -107,14 +109,8 @@ def rank(
     for candidate in candidates:
         parts = fused[candidate.memory_id]
         graph = candidate.graph * best * config.graph.weight
-        fused_relevance = relevance[candidate.memory_id]
-        combined = (
-            fused_relevance + graph
-            if config.graph.combine == "sum"
-            else max(fused_relevance, graph)
-        )
         components = {
-            "relevance": combined,
+            "relevance": max(relevance[candidate.memory_id], graph),
             "feedback": feedback_multiplier(
                 feedback_weight,
                 candidate.useful,
@@ -143,4 +139,9 @@ def rank(
     if chain:
         share = max(share, config.floor.after_chain)
     floor = share * scored[0].score
-    return [item for item in scored if item.score >= floor and item.score > 0][:top_k]
+    related = {
+        c.memory_id
+        for c in candidates
+        if c.cosine > 0 or c.graph > 0 or fused[c.memory_id]["lexical"] > 0
+    }
+    return [item for item in scored if item.score >= floor and item.memory_id in related][:top_k]
