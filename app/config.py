@@ -75,6 +75,11 @@ class Settings(BaseSettings):
     gc_cron: str = "30 3 * * *"
     governance_cron: str = "0 4 * * *"
     scheduler_lease_s: int = 30
+    # Governance and consolidate work through a user's memory nodes this many a statement and a
+    # change at most, and pause this long between two pages, so that a user with millions of
+    # memories neither fills Neo4j's heap nor holds the service's requests up.
+    maintenance_batch: int = Field(default=500, ge=1, le=10_000)
+    maintenance_pause_s: float = Field(default=0.05, ge=0)
     safety_snapshots_kept: int = 20
     # Past versions and change records younger than this are kept by garbage collection even
     # when no snapshot sees them, so that `as_of` reads (and forks from a time) reach back this

@@ -63,6 +63,11 @@ RATE_LIMITED = Counter(
 JOB_RUNS = Counter(
     "memory_scheduled_job_runs_total", "Scheduled job runs by outcome", ["job", "outcome"]
 )
+JOB_USER_FAILURES = Counter(
+    "memory_scheduled_job_user_failures_total",
+    "Users a scheduled job could not process (it went on with the others; its next run retries)",
+    ["job"],
+)
 TASKS = Counter("memory_tasks_total", "Background task state changes", ["kind", "state"])
 LLM_REQUESTS = Counter(
     "memory_llm_requests_total", "LLM requests by feature and outcome", ["feature", "outcome"]

@@ -32,6 +32,7 @@ from app.models.feedback import (
 from app.registry import Registry
 from app.services import tuning
 from app.services.scope import Caller, scope_for
+from app.services.user_failures import UserFailures
 from app.services.versioning import versions
 from app.services.versioning.versions import Link, Why
 
@@ -192,8 +193,11 @@ async def tune(registry: Registry, caller: Caller, weight: float | None) -> Tune
 
 
 async def autotune_all(registry: Registry) -> dict[str, int]:
-    """The scheduled job: auto-tunes every user with new feedback since their last tuning."""
+    """The scheduled job: auto-tunes every user with new feedback since their last tuning. A
+    user that fails is logged and counted and the job goes on; their next run retries them (see
+    user_failures)."""
     checked = tuned = 0
+    failures = UserFailures("autotune")
     after: str | None = None
     while True:
         rows = await registry.graph.read(
@@ -204,11 +208,16 @@ async def autotune_all(registry: Registry) -> dict[str, int]:
         )
         for row in rows:
             checked += 1
-            result = await autotune(registry, row["user_id"])
+            try:
+                result = await autotune(registry, row["user_id"])
+            except Exception as error:  # this user's failure, not the job's: the others go on
+                failures.failed(row["user_id"], error)
+                continue
+            failures.succeeded()
             tuned += int(result.tuned)
         if len(rows) < TUNE_PAGE:
             break
         after = rows[-1]["user_id"]
     if checked:
         log.info("auto-tuned the feedback weight of %d of %d users", tuned, checked)
-    return {"users_checked": checked, "users_tuned": tuned}
+    return {"users_checked": checked, "users_tuned": tuned, "users_failed": failures.count}

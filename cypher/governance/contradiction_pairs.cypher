@@ -1,32 +1,52 @@
-// Pairs of active memories of a user's branch (its own, and main's it reads: see scope.Scope)
-// that mention a common entity, are close in meaning (cosine of their embeddings at least
-// $p.min_similarity) and are not linked by CONTRADICTS yet: what consolidate compares. An entity
-// more than $p.hub_limit memories mention says too little to pair them; $p.max_pairs bounds the
-// work, most similar first.
-// params: user_id, branch, view_seq (or null), min_similarity, hub_limit, max_pairs
-// returns: a, b (maps: memory_id, content, trust_tier, initial_confidence,
-//          confidence_before_contradiction, observed_at, created_at), shared (entity names),
-//          similarity
+// One page of consolidate's work: memory nodes of $p.source (the branch's own, or, for a branch
+// that reads main, main's nodes it reads: see scope.Scope) created after the cursor and up to
+// $p.through, in (created_seq, memory_id) order, $p.batch at most; each active one with the
+// memories to compare it with: active memories the branch reads that mention a common entity
+// (one at most $p.hub_limit memory nodes, current or past, mention: a hub says too little), are
+// close in meaning (cosine at least $p.min_similarity) and are not linked to it by CONTRADICTS
+// yet, its $p.partners most similar. Each memory's partners are found and ranked on their own,
+// so the statement's memory is bounded by the page, whatever the user's size.
+// params: user_id, branch, view_seq (or null), source, through, after_seq, after_id (the cursor:
+//         the last node of the previous page, or the seq before the first and ''), batch,
+//         min_similarity, hub_limit, partners
+// returns: created_seq, memory_id (of each node paged, for the cursor), memory (map: memory_id,
+//          content, trust_tier, initial_confidence, confidence_before_contradiction,
+//          observed_at, created_at; null when the node is not active), partners (list of
+//          {memory (the same map), shared (entity names), similarity})
 CYPHER 25
-MATCH (a:Memory {user_id: $p.user_id})-[:MENTIONS]->(e:Entity)
-WHERE a.is_active
-  AND (a.branch = $p.branch
-       OR a.branch = 'main' AND a.created_seq <= $p.view_seq
-          AND NOT EXISTS { (:Memory {memory_id: a.memory_id, branch: $p.branch}) })
-  AND COUNT { (e)<-[:MENTIONS]-(:Memory) } <= $p.hub_limit
-MATCH (e)<-[:MENTIONS]-(b:Memory)
-WHERE b.user_id = $p.user_id AND b.is_active AND a.memory_id < b.memory_id
-  AND (b.branch = $p.branch
-       OR b.branch = 'main' AND b.created_seq <= $p.view_seq
-          AND NOT EXISTS { (:Memory {memory_id: b.memory_id, branch: $p.branch}) })
-WITH a, b, collect(DISTINCT e.name) AS shared
-WHERE NOT EXISTS { (a)-[:CONTRADICTS]-(b) }
-WITH a, b, shared, vector.similarity.cosine(a.embedding, b.embedding) AS similarity
-WHERE similarity >= $p.min_similarity
-ORDER BY similarity DESC
-LIMIT $p.max_pairs
-RETURN a {.memory_id, .content, .trust_tier, .initial_confidence,
-          .confidence_before_contradiction, .observed_at, .created_at} AS a,
-       b {.memory_id, .content, .trust_tier, .initial_confidence,
-          .confidence_before_contradiction, .observed_at, .created_at} AS b,
-       shared, similarity
+MATCH (a:Memory {user_id: $p.user_id, branch: $p.source})
+WHERE a.created_seq >= $p.after_seq AND a.created_seq <= $p.through
+  AND (a.created_seq > $p.after_seq OR a.memory_id > $p.after_id)
+WITH a ORDER BY a.created_seq, a.memory_id LIMIT $p.batch
+WITH a, a.is_active
+        AND ($p.source = $p.branch
+             OR a.created_seq <= $p.view_seq
+                AND NOT EXISTS { (:Memory {memory_id: a.memory_id, branch: $p.branch}) })
+        AS compared
+CALL (a, compared) {
+  WITH a WHERE compared
+  MATCH (a)-[:MENTIONS]->(e:Entity)
+  WHERE COUNT { (e)<-[:MENTIONS]-() } <= $p.hub_limit
+  MATCH (e)<-[:MENTIONS]-(b:Memory)
+  WHERE b.user_id = $p.user_id AND b.is_active AND b.memory_id <> a.memory_id
+    AND (b.branch = $p.branch
+         OR b.branch = 'main' AND b.created_seq <= $p.view_seq
+            AND NOT EXISTS { (:Memory {memory_id: b.memory_id, branch: $p.branch}) })
+  WITH b, collect(DISTINCT e.name) AS shared
+  WHERE NOT EXISTS { (a)-[:CONTRADICTS]-(b) }
+  WITH b, shared, vector.similarity.cosine(a.embedding, b.embedding) AS similarity
+  WHERE similarity >= $p.min_similarity
+  ORDER BY similarity DESC
+  LIMIT $p.partners
+  RETURN collect({
+    memory: b {.memory_id, .content, .trust_tier, .initial_confidence,
+               .confidence_before_contradiction, .observed_at, .created_at},
+    shared: shared, similarity: similarity
+  }) AS partners
+}
+RETURN a.created_seq AS created_seq, a.memory_id AS memory_id,
+       CASE WHEN compared THEN a {.memory_id, .content, .trust_tier, .initial_confidence,
+                                  .confidence_before_contradiction, .observed_at,
+                                  .created_at} END AS memory,
+       partners
+ORDER BY created_seq, memory_id

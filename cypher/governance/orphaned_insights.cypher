@@ -1,7 +1,7 @@
 // Reflect's insights (metadata kind 'insight') active on a user's branch (its own, and main's it
 // reads: see scope.Scope) none of whose sources (DERIVED_FROM) is an active memory any more:
 // what they were drawn from is gone.
-// params: user_id, branch, view_seq (or null)
+// params: user_id, branch, view_seq (or null), limit (rows at most: a page of the repair)
 // returns: memory_id
 CALL () {
   MATCH (m:Memory {user_id: $p.user_id, branch: $p.branch})
@@ -21,3 +21,4 @@ WHERE EXISTS { (m)-[:DERIVED_FROM]->() }
     WHERE source.is_active
   }
 RETURN m.memory_id AS memory_id
+LIMIT $p.limit

@@ -13,16 +13,18 @@ from neo4j import AsyncDriver
 from quart.typing import TestClientProtocol
 
 from app.cron import cron_trigger
+from app.models.governance import Skipped
 from app.registry import Registry
 from app.scheduler import ScheduledJob, Scheduler, job_table
-from app.services.governance import consolidate, sweep
-from app.services.scope import MAIN, Scope
+from app.services.governance import consolidate, paging, sweep
+from app.services.scope import MAIN, Caller, Scope
 from app.services.versioning import snapshots
 from tests.conftest import User, create_user, make_settings
 from tests.support.governance import days_ago, run
 from tests.support.http import request_ok
-from tests.support.memories import store
+from tests.support.memories import listed_ids, store, store_batch
 from tests.support.neo4j_direct import query
+from tests.support.snapshots import roll_back
 
 
 async def _count(driver: AsyncDriver, cypher: str, **params: Any) -> int:
@@ -111,14 +113,18 @@ async def test_a_contradiction_whose_memory_went_before_it_was_recorded_is_not(
     )
     newer = await store(client, user.headers, "The invoice-api rate limit is 9000 a minute.")
     scope = Scope(user.user_id, MAIN)
-    pairs = await registry.graph.read(
+    page = await registry.graph.read(
         "governance/contradiction_pairs",
         **scope.params(),
+        source=MAIN,
+        through=2**62,
+        **paging.Cursor.created_after(0).params(),
+        batch=10,
         min_similarity=consolidate.MIN_SIMILARITY,
         hub_limit=consolidate.HUB_LIMIT,
-        max_pairs=consolidate.MAX_PAIRS,
+        partners=consolidate.PARTNERS,
     )
-    found = consolidate.find(pairs)
+    _, found = consolidate.find(page, set())
     assert [item.lowered for item in found] == [older["memory_id"]]
     response = await client.delete(f"/v1/memories/{newer['memory_id']}", headers=user.headers)
     assert response.status_code == 200
@@ -171,6 +177,18 @@ async def test_scheduled_governance_goes_on_past_a_user_it_cannot_govern(
     await query(
         neo4j_driver, "MATCH (u:User {id: $u}) SET u.active_branch = 'main'", u=stranded.user_id
     )
+    assert report["users_failed"] >= 1
+
+    # Not marked governed, the stranded user is the next run's work.
+    retried = await sweep.govern_all(registry)
+
+    assert retried["users_failed"] == 0
+    assert ("governance", "scheduled") in await _runs_of(neo4j_driver, stranded.user_id)
+    # ...and only them: the others were done.
+    assert sorted(await _runs_of(neo4j_driver, after.user_id)) == [
+        ("consolidate", "scheduled"),
+        ("governance", "scheduled"),
+    ]
 
 
 async def test_scheduled_governance_runs_once_per_run_for_users_with_changes(
@@ -225,3 +243,121 @@ async def test_scheduled_governance_runs_once_per_run_for_users_with_changes(
     assert await _runs_of(neo4j_driver, quiet.user_id) == []
     listed = await client.get("/v1/memories", headers=changed.headers)
     assert (await listed.get_json())["items"] == []  # both notes were quarantined
+
+
+def _paged(registry: Registry) -> Registry:
+    """The registry with maintenance pages of two memory nodes, without pauses."""
+    return replace(registry, settings=make_settings(maintenance_batch=2, maintenance_pause_s=0))
+
+
+async def _note_ids(client: TestClientProtocol, user: User) -> list[str]:
+    """Seven decayed T4 notes, five of them stored together (one seq for five nodes)."""
+    decayed = {"trust_tier": "T4", "initial_confidence": 0.1}
+    stored = await store_batch(
+        client,
+        user.headers,
+        [{"content": f"Scratch note number {n} of the week", **decayed} for n in range(5)],
+    )
+    stored += [
+        await store(client, user.headers, f"Loose scratch note {n}", **decayed) for n in "ab"
+    ]
+    return [memory["memory_id"] for memory in stored]
+
+
+async def test_the_pages_of_a_walk_hold_every_memory_node_once(
+    client: TestClientProtocol, registry: Registry
+) -> None:
+    user = await create_user(client, "paged-walk")
+    notes = await _note_ids(client, user)
+    scope = Scope(user.user_id, MAIN)
+    criteria = {
+        "threshold": sweep.QUARANTINE_BELOW,
+        "decay_days": {tier: 1e9 for tier in ("T1", "T2", "T3", "T4")},
+        "expire_hours": {},
+        "collectable_hours": 24,
+    }
+    seen: list[str] = []
+    paged = 0
+    cursor = paging.Cursor.created_after(0)
+    while rows := await registry.graph.read(
+        "governance/stale", **scope.params(), **criteria, source=MAIN, batch=2, **cursor.params()
+    ):
+        [page] = rows
+        paged += page["paged"]
+        seen += [found["memory_id"] for found in page["found"]]
+        cursor = paging.Cursor.past(page)
+    assert paged == len(notes)
+    assert sorted(seen) == sorted(notes)  # each of them found once, on some page
+
+    compared: list[str] = []
+    cursor = paging.Cursor.created_after(0)
+    while page := await registry.graph.read(
+        "governance/contradiction_pairs",
+        **scope.params(),
+        source=MAIN,
+        through=2**62,
+        **cursor.params(),
+        batch=2,
+        min_similarity=consolidate.MIN_SIMILARITY,
+        hub_limit=consolidate.HUB_LIMIT,
+        partners=consolidate.PARTNERS,
+    ):
+        assert len(page) <= 2
+        compared += [row["memory_id"] for row in page]
+        cursor = paging.Cursor.past(page[-1])
+    assert sorted(compared) == sorted(notes)
+
+
+async def test_governance_in_small_pages_quarantines_every_decayed_note_once(
+    client: TestClientProtocol, registry: Registry, neo4j_driver: AsyncDriver
+) -> None:
+    user = await create_user(client, "paged-governance")
+    notes = await _note_ids(client, user)
+    kept = await store(client, user.headers, "The ledger-db keeps 30 days of logs.")
+
+    report = await sweep.govern(_paged(registry), Caller(user.user_id), force=True)
+
+    assert not isinstance(report, Skipped)
+    assert report.quarantined == len(notes)
+    assert report.snapshot_name is not None
+    assert await listed_ids(client, user.headers) == [kept["memory_id"]]
+    snapshots_taken = (
+        "MATCH (s:Snapshot {user_id: $u}) WHERE s.name STARTS WITH 'pre_governance' "
+        "RETURN count(s) AS n"
+    )
+    assert await _count(neo4j_driver, snapshots_taken, u=user.user_id) == 1
+    # A rollback to the run's one snapshot brings every page's quarantine back.
+    await roll_back(client, user.headers, report.snapshot_name)
+    assert sorted(await listed_ids(client, user.headers)) == sorted([*notes, kept["memory_id"]])
+
+
+async def test_consolidate_in_small_pages_finds_each_contradiction_once_and_then_only_new_ones(
+    client: TestClientProtocol, registry: Registry
+) -> None:
+    user = await create_user(client, "paged-consolidate")
+    facts = [
+        ("The ledger-db keeps 30 days of logs.", "The ledger-db keeps 14 days of logs."),
+        (
+            "The billing-api retries a payment 3 times.",
+            "The billing-api retries a payment 5 times.",
+        ),
+        ("The search-api runs 4 replicas.", "The search-api runs 6 replicas."),
+    ]
+    for older, _ in facts:
+        await store(client, user.headers, older, observed_at=days_ago(3))
+    await store(client, user.headers, "The auth-api token lives 60 minutes.")
+    for _, newer in facts:
+        await store(client, user.headers, newer)
+    paged = _paged(registry)
+    caller = Caller(user.user_id)
+
+    first = await consolidate.consolidate(paged, caller, force=True)
+    again = await consolidate.consolidate(paged, caller, force=True)
+    await store(client, user.headers, "The auth-api token lives 15 minutes.")
+    after_a_new_one = await consolidate.consolidate(paged, caller, force=True)
+
+    assert not isinstance(first, Skipped) and not isinstance(again, Skipped)
+    assert not isinstance(after_a_new_one, Skipped)
+    assert (first.contradictions, first.confidence_lowered) == (3, 3)
+    assert again.contradictions == 0
+    assert after_a_new_one.contradictions == 1

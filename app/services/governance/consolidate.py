@@ -1,13 +1,17 @@
 """Consolidate: contradictions between memories about the same entities, and orphans (graph
 nodes that point at nothing, and insights whose sources are all gone).
 
-Candidate pairs come from the graph (two active memories that mention a common entity and are
-close in meaning, not yet linked); `contradictions` reads whether they disagree. A pair that does
-becomes `(newer)-[:CONTRADICTS {severity, reason, detected_at, kept}]->(older)`, and the one
-not kept gets a new version with its confidence lowered, so retrieval ranks the kept one first
-and a rollback undoes both. The newer memory is kept, unless it is two or more tiers less trusted
-than the older one: a T4 note (or an LLM's T3 reading) that claims to override a T1 fact does not
-displace it, while a T2 correction of a T1 fact does.
+Each run compares what changed since the last one: the memory nodes of the branch created after
+the seq its last consolidate covered (new memories, corrections, restored and revised ones; the
+first run of a branch, all of them), a page at a time (see `paging`), each with its most similar
+partners from the graph (active memories that mention a common entity and are close in meaning,
+not yet linked). A pair of older memories was compared when the newer of them was new.
+`contradictions` reads whether a pair disagrees. A pair that does becomes
+`(newer)-[:CONTRADICTS {severity, reason, detected_at, kept}]->(older)`, and the one not kept
+gets a new version with its confidence lowered, so retrieval ranks the kept one first and a
+rollback undoes both; each page's findings are one change. The newer memory is kept, unless it
+is two or more tiers less trusted than the older one: a T4 note (or an LLM's T3 reading) that
+claims to override a T1 fact does not displace it, while a T2 correction of a T1 fact does.
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ from typing import Any
 from app.graph import Row, Tx
 from app.models.governance import ConsolidateReport, Orphans, Skipped
 from app.registry import Registry
-from app.services.governance import contradictions, cooldowns
+from app.services.governance import contradictions, cooldowns, paging
 from app.services.governance.cooldowns import Trigger
 from app.services.memories import deletion
 from app.services.memory_view import still_active
@@ -30,11 +34,10 @@ from app.services.versioning.versions import Link, Why
 
 MIN_SIMILARITY = 0.5
 HUB_LIMIT = 500
-MAX_PAIRS = 2000
+PARTNERS = 10  # the most similar partners each new memory is compared with
 CONFIDENCE_FACTOR = 0.3  # what a contradicted memory keeps of its confidence
 TRUST_GAP = 2  # tiers by which a newer memory must be less trusted to lose to an older one
 SOURCES_GONE = "every memory the insight was drawn from is gone"
-PAIRS_CAPPED = "compared the {} most similar pairs only: less similar ones were not compared"
 
 
 @dataclass(frozen=True)
@@ -79,27 +82,38 @@ def judge(a: Row, b: Row, found: contradictions.Disagreement) -> Contradiction:
     )
 
 
-def find(pairs: list[Row]) -> list[Contradiction]:
-    """The contradictions among candidate pairs; each memory is lowered once per run at most."""
-    parsed: dict[str, list[contradictions.Clause]] = {}
-    for pair in pairs:
-        for side in (pair["a"], pair["b"]):
-            if side["memory_id"] not in parsed:
-                parsed[side["memory_id"]] = contradictions.parse(side["content"])
+def find(page: list[Row], lowered_before: set[str]) -> tuple[int, list[Contradiction]]:
+    """The contradictions between a page's memories and their partners (each pair once), and
+    how many pairs were compared; a memory is lowered once per run at most (`lowered_before`:
+    by earlier pages)."""
+    parsed: dict[str, contradictions.Claims] = {}
+
+    def claims(memory: Row) -> contradictions.Claims:
+        if memory["memory_id"] not in parsed:
+            parsed[memory["memory_id"]] = contradictions.parse(memory["content"])
+        return parsed[memory["memory_id"]]
+
+    compared: set[tuple[str, str]] = set()
     found: list[Contradiction] = []
-    lowered: set[str] = set()
-    for pair in pairs:
-        a, b = pair["a"], pair["b"]
-        disagreement = contradictions.disagreement(parsed[a["memory_id"]], parsed[b["memory_id"]])
-        if disagreement is None:
-            continue
-        verdict = judge(a, b, disagreement)
-        if verdict.lowered is None or verdict.lowered in lowered:
-            verdict = replace(verdict, lowered=None)
-        else:
-            lowered.add(verdict.lowered)
-        found.append(verdict)
-    return found
+    lowered = set(lowered_before)
+    for row in page:
+        a = row["memory"]
+        for partner in row["partners"] if a is not None else []:
+            b = partner["memory"]
+            pair = (min(a["memory_id"], b["memory_id"]), max(a["memory_id"], b["memory_id"]))
+            if pair in compared:
+                continue
+            compared.add(pair)
+            disagreement = contradictions.disagreement(claims(a), claims(b))
+            if disagreement is None:
+                continue
+            verdict = judge(a, b, disagreement)
+            if verdict.lowered is None or verdict.lowered in lowered:
+                verdict = replace(verdict, lowered=None)
+            else:
+                lowered.add(verdict.lowered)
+            found.append(verdict)
+    return len(compared), found
 
 
 def _links(found: list[Contradiction], now: datetime) -> list[Link]:
@@ -152,12 +166,23 @@ async def _record(registry: Registry, scope: Scope, found: list[Contradiction]) 
 
 
 async def _repair(registry: Registry, scope: Scope) -> tuple[int, int, int]:
-    """In one change: removes CONTRADICTS links whose other end is no longer active, gives
-    memories lowered in favour of a memory that is gone their confidence back, and retires the
-    insights whose sources are all gone (as Memoria retires such "scenes"). Returns (links
-    removed, memories restored, insights retired)."""
+    """Removes CONTRADICTS links whose other end is no longer active, gives memories lowered in
+    favour of a memory that is gone their confidence back, and retires the insights whose
+    sources are all gone (as Memoria retires such "scenes"), a page of each a change. Returns
+    (links removed, memories restored, insights retired)."""
+    size = paging.batch(registry)
+    removed = restored = retired = 0
+    while True:
+        page = await _repair_page(registry, scope, size)
+        removed, restored, retired = removed + page[0], restored + page[1], retired + page[2]
+        if max(page) < size:
+            return removed, restored, retired
+        await paging.pause(registry)
+
+
+async def _repair_page(registry: Registry, scope: Scope, size: int) -> tuple[int, int, int]:
     rows = await registry.graph.read(
-        "governance/dangling_links", user_id=scope.user_id, branch=scope.branch
+        "governance/dangling_links", user_id=scope.user_id, branch=scope.branch, limit=size
     )
     links = [
         Link(
@@ -165,7 +190,9 @@ async def _repair(registry: Registry, scope: Scope) -> tuple[int, int, int]:
         )
         for row in rows
     ]
-    lowered = await registry.graph.read("governance/lowered_without_winner", **scope.params())
+    lowered = await registry.graph.read(
+        "governance/lowered_without_winner", **scope.params(), limit=size
+    )
     restored: list[tuple[str, dict[str, Any]]] = [
         (
             row["memory_id"],
@@ -178,7 +205,9 @@ async def _repair(registry: Registry, scope: Scope) -> tuple[int, int, int]:
         )
         for row in lowered
     ]
-    orphaned = await registry.graph.read("governance/orphaned_insights", **scope.params())
+    orphaned = await registry.graph.read(
+        "governance/orphaned_insights", **scope.params(), limit=size
+    )
     retired = [(row["memory_id"], deletion(SOURCES_GONE)) for row in orphaned]
     if not links and not restored and not retired:
         return 0, 0, 0
@@ -195,35 +224,88 @@ async def _repair(registry: Registry, scope: Scope) -> tuple[int, int, int]:
 
 async def clean_orphans(registry: Registry, user_id: str) -> Orphans:
     """Removes what points at nothing in the user's graph (governance does it too, as Memoria's
-    does): entities and sessions no memory node has, relations read from memories that are gone."""
-    [row] = await registry.graph.write("governance/orphans", user_id=user_id)
-    return Orphans(entities=row["entities"], sessions=row["sessions"], relations=row["relations"])
+    does): entities and sessions no memory node has, relations read from memories that are gone;
+    a page of each kind a statement."""
+    size = paging.batch(registry)
+    total = Orphans(entities=0, sessions=0, relations=0)
+    while True:
+        [row] = await registry.graph.write("governance/orphans", user_id=user_id, limit=size)
+        total = Orphans(
+            entities=total.entities + row["entities"],
+            sessions=total.sessions + row["sessions"],
+            relations=total.relations + row["relations"],
+        )
+        if max(row["entities"], row["sessions"], row["relations"]) < size:
+            return total
+        await paging.pause(registry)
+
+
+@dataclass
+class _Compared:
+    pairs: int = 0
+    contradictions: int = 0
+    lowered: int = 0
+
+
+async def _compare_new(registry: Registry, scope: Scope) -> _Compared:
+    """Compares the memory nodes created since the branch's last consolidate with their
+    partners, page by page, and records what disagrees; then notes how far it got."""
+    [span] = await registry.graph.read(
+        "governance/consolidate_span", user_id=scope.user_id, branch=scope.branch
+    )
+    since, through = int(span["since"]), int(span["through"])
+    # A branch's first run also compares main's nodes it reads; later runs its own new ones.
+    walked = paging.sources(scope) if since == 0 else [scope.branch]
+    done = _Compared()
+    lowered: set[str] = set()
+    size = paging.batch(registry)
+    for source in walked:
+        cursor = paging.Cursor.created_after(since)
+        while True:
+            page = await registry.graph.read(
+                "governance/contradiction_pairs",
+                **scope.params(),
+                source=source,
+                through=through,
+                **cursor.params(),
+                batch=size,
+                min_similarity=MIN_SIMILARITY,
+                hub_limit=HUB_LIMIT,
+                partners=PARTNERS,
+            )
+            if not page:
+                break
+            # Segmenting and extracting from many texts is blocking work.
+            pairs, found = await asyncio.to_thread(find, page, lowered)
+            done.pairs += pairs
+            if found:
+                done.contradictions += len(found)
+                done.lowered += await _record(registry, scope, found)
+                lowered.update(item.lowered for item in found if item.lowered)
+            if len(page) < size:
+                break
+            cursor = paging.Cursor.past(page[-1])
+            await paging.pause(registry)
+    await registry.graph.write(
+        "governance/mark_consolidated", user_id=scope.user_id, branch=scope.branch, seq=through
+    )
+    return done
 
 
 async def _consolidate(registry: Registry, caller: Caller) -> ConsolidateReport:
     scope = await scope_for(registry, caller, None)
-    pairs = await registry.graph.read(
-        "governance/contradiction_pairs",
-        **scope.params(),
-        min_similarity=MIN_SIMILARITY,
-        hub_limit=HUB_LIMIT,
-        max_pairs=MAX_PAIRS,
-    )
-    # Segmenting and extracting from many texts is blocking work.
-    found = await asyncio.to_thread(find, pairs)
-    lowered = await _record(registry, scope, found) if found else 0
+    compared = await _compare_new(registry, scope)
     dangling, restored, retired = await _repair(registry, scope)
     orphans = await clean_orphans(registry, scope.user_id)
     return ConsolidateReport(
-        pairs_compared=len(pairs),
-        contradictions=len(found),
-        confidence_lowered=lowered,
+        pairs_compared=compared.pairs,
+        contradictions=compared.contradictions,
+        confidence_lowered=compared.lowered,
         confidence_restored=restored,
         insights_retired=retired,
         orphan_entities=orphans.entities,
         orphan_sessions=orphans.sessions,
         dangling_links=dangling + orphans.relations,
-        warnings=[PAIRS_CAPPED.format(MAX_PAIRS)] if len(pairs) >= MAX_PAIRS else [],
     )
 
 

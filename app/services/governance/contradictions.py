@@ -1,27 +1,38 @@
 """Whether two memories disagree, read without an LLM (pure; English, Chinese and both mixed).
 
-Each clause of a memory becomes a frame: its words in order, with numbers, versions and dates
+Only statements can disagree. A memory's text is read as prose first: code blocks, formulas,
+headings and table rows are structure, not claims, and are left out, as are questions and
+sentences that set a hypothesis or give an example ("if", "for example", 如果, 比如...): two
+explanations that work through different numbers, or two versions of a snippet, state nothing
+that could be true or false of the user's world.
+
+Each remaining clause becomes a frame: its words in order, with numbers, versions and dates
 replaced by slots of their kind, the entities it names replaced by their keys, and words that
 carry no claim (articles, copulas, "now", "updated", 现在, 已经, 改为...) left out; a
-negation is noted and left out too. Two clauses make the same claim about the same thing when
+negation is noted and left out too. A frame needs two words or names besides its values to
+say something about something. Two clauses make the same claim about the same thing when
 their frames hold the same words. They disagree when
 
-- the same claim carries a different number, version or date ("the limit is 5000" against
-  "UPDATE: the limit is now 9000"),
+- the same claim carries as many numbers, versions or dates of a kind and they differ ("the
+  limit is 5000" against "UPDATE: the limit is now 9000"),
 - one denies what the other states ("invoice-api uses Redis" against "invoice-api no longer
   uses Redis", "不使用"), or
 - the frames differ in one entity only, not the first one (the subject), and the relation is
   not one that holds many values at once ("the office is in Berlin" against "the office is in
   Munich"; but "invoice-api uses Redis" and "invoice-api uses Postgres" can both be true).
+
+Clauses are compared through an index of their frames, so two long memories cost the sum of
+their clauses, not the product.
 """
 
 from __future__ import annotations
 
+import hashlib
 import re
 import string
 import unicodedata
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 import jieba
@@ -30,10 +41,41 @@ from app.services.entities.extractor import extract
 
 Severity = Literal["high", "medium"]
 
-# Clause breaks (full stop, semicolon, !, ?, comma in their full-width forms), looked for before
-# NFKC folds the full-width comma into an ASCII one.
-_CHINESE_BREAK = re.compile("[\u3002\uff1b\uff01\uff1f\uff0c\n]")
-_ENGLISH_BREAK = re.compile(r"[.;!?](?=\s|$)")
+# Structure that states nothing: fenced code blocks (an unclosed one runs to the end), display
+# formulas, markdown headings, table rows and rules; inline formulas; emphasis and list markers.
+_BLOCKS = re.compile(
+    r"```.*?(?:```|\Z)|~~~.*?(?:~~~|\Z)|\$\$.*?\$\$|\\\[.*?\\\]"
+    r"|^[ \t]*(?:#{1,6}[ \t][^\n]*|\|[^\n]*|[-*_=]{3,}[ \t]*)$",
+    re.DOTALL | re.MULTILINE,
+)
+_INLINE_FORMULA = re.compile(r"\\\(.*?\\\)", re.DOTALL)
+_EMPHASIS = re.compile(r"\*\*|__")
+_LIST_MARKER = re.compile(r"^[ \t]*(?:[-*+\u2022]|\d{1,3}[.)])[ \t]+", re.MULTILINE)
+# Sentences end at a full stop, !, ? or a line break; their clauses at a semicolon (and, in
+# Chinese, a comma), looked for before NFKC folds the full-width forms into ASCII ones.
+_SENTENCE_END = re.compile(r"([.!?](?=\s|$)|[\u3002\uff01\uff1f]|\n)")
+_CLAUSE_BREAK = re.compile(r";(?=\s|$)|[\uff1b\uff0c]")
+_QUESTION = frozenset("?\uff1f")
+# Capitalised words (a title: "Number of Terms") where any word is: at the start of a clause or
+# after a colon.
+_OPENING = re.compile(r"(?:^|:\s)\W*$")
+_TITLE_WORD = r"[A-Z][a-z]+(?:-[a-z]+)*"
+_CAPITALISED_WORDS = re.compile(
+    rf"{_TITLE_WORD}(?: (?:{_TITLE_WORD}|of|and|or|the|for|to|in|on|at|with|a|an))*"
+)
+_LABEL = re.compile(r":\s|\uff1a")
+_LEAD_IN = (":", "\uff1a")  # a clause that introduces what follows ("Steps:") says nothing yet
+# A sentence that sets a hypothesis, gives an example or proposes what to do ("let's") claims
+# nothing about the world as it is.
+_HYPOTHETICAL = re.compile(
+    r"\b(?:if|unless|suppose|supposing|assuming|imagine|e\.g|for example|for instance"
+    r"|let's|let us|would|could|might)\b|如果|假如|假设|要是|例如|比如|譬如",
+    re.IGNORECASE,
+)
+MIN_CLAIM_WORDS = 2  # words or names of a frame besides its values: something said of something
+# A memory of this many sentences (or lines) at most is a note about what it names as a whole;
+# in a longer text, two clauses are about the same thing only when they name it.
+NOTE_SENTENCES = 3
 _VALUE = re.compile(
     r"(?P<date>\d{4}-\d{1,2}-\d{1,2}|\d{4}年\d{1,2}月(?:\d{1,2}[日号])?|\d{1,2}月\d{1,2}[日号]"
     r"|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.? \d{1,2}"
@@ -51,6 +93,9 @@ _TOKEN = re.compile(
 )
 _MARKS = re.compile(r"[\ue000\ue001][a-z]+[\ue000\ue001]")
 # Where a clause turns to its circumstances (why, since when): what follows is not the claim.
+_LEADING_CIRCUMSTANCE = re.compile(
+    r"^\W*(?:since|because|as|given that|due to)\b[^,]*,", re.IGNORECASE
+)
 _CIRCUMSTANCE = re.compile(
     r"\s(?:since|because|due to|as of|until)\b|自从|因为|由于", re.IGNORECASE
 )
@@ -93,21 +138,39 @@ _MANY_VALUED = _word_set(
 class Disagreement:
     severity: Severity
     reason: str
+    clauses: tuple[str, str] = ("", "")  # the clauses that disagree, as written
 
 
 @dataclass(frozen=True)
 class Clause:
-    """A clause as a frame (see the module docstring), with its values and entity names."""
+    """A clause as a frame (see the module docstring), with its values and entity names, and
+    its text as written."""
 
+    text: str
     frame: tuple[str, ...]
     values: dict[str, tuple[str, ...]]
     names: dict[str, str]  # entity slot -> the name as written
     negated: bool
 
 
-def _clauses(text: str) -> Iterator[str]:
-    for part in _CHINESE_BREAK.split(text):
-        yield from (piece.strip() for piece in _ENGLISH_BREAK.split(part) if piece.strip())
+def _formula_word(formula: re.Match[str]) -> str:
+    """An inline formula as one word of its own (letters only, so that no value is read in
+    it): what a clause says of "\\(f(x)\\)" is not what it says of "\\(g(x)\\)"."""
+    digest = hashlib.blake2b("".join(formula.group().split()).encode(), digest_size=5).digest()
+    return " formula" + "".join(chr(ord("a") + byte % 26) for byte in digest) + " "
+
+
+def _statements(text: str) -> Iterator[str]:
+    """The clauses of a text's prose statements (see the module docstring)."""
+    prose = _INLINE_FORMULA.sub(_formula_word, _BLOCKS.sub("\n", text))
+    prose = _LIST_MARKER.sub("", _EMPHASIS.sub("", prose))
+    pieces = _SENTENCE_END.split(prose)
+    for sentence, end in zip(pieces[::2], [*pieces[1::2], ""], strict=True):
+        if end in _QUESTION or _HYPOTHETICAL.search(sentence):
+            continue
+        for clause in _CLAUSE_BREAK.split(sentence):
+            if clause.strip() and not clause.strip().endswith(_LEAD_IN):
+                yield clause.strip()
 
 
 def _stem(word: str) -> str:
@@ -121,21 +184,51 @@ def _label(index: int) -> str:
     return string.ascii_lowercase[index % 26] * (index // 26 + 1)
 
 
-def parse(text: str) -> list[Clause]:
-    """A memory's clauses as frames."""
-    return [_clause(unicodedata.normalize("NFKC", raw)) for raw in _clauses(text)]
+@dataclass(frozen=True)
+class Claims:
+    """What a memory claims: the clauses of its statements that say something, and whether it
+    is a short note (see NOTE_SENTENCES)."""
+
+    clauses: list[Clause]
+    note: bool
 
 
-def _clause(text: str) -> Clause:
+def parse(text: str) -> Claims:
+    """A memory's claims (see the module docstring)."""
+    clauses = (_unlabelled(raw) for raw in _statements(text))
+    sentences = sum(1 for piece in _SENTENCE_END.split(text)[::2] if piece.strip())
+    return Claims(
+        [clause for clause in clauses if _claim_words(clause) >= MIN_CLAIM_WORDS],
+        sentences <= NOTE_SENTENCES,
+    )
+
+
+def _unlabelled(text: str) -> Clause:
+    """A clause without its label ("UPDATE: ...", "Day 2: ..."), unless the label is what the
+    rest says something of ("Owner: Marta Nowak")."""
+    label = _LABEL.search(text)
+    if label:
+        rest = _clause(text[label.end() :])
+        if _claim_words(rest) >= MIN_CLAIM_WORDS:
+            return rest
+    return _clause(text)
+
+
+def _claim_words(clause: Clause) -> int:
+    return sum(not word.startswith("#") for word in clause.frame)
+
+
+def _clause(written: str) -> Clause:
     held: dict[str, tuple[str, str]] = {}  # marker -> (kind, value), or ("name", key)
     names: dict[str, str] = {}
+    text = unicodedata.normalize("NFKC", written)
 
     def hold(mark: str, kind: str, value: str) -> str:
         marker = f"{mark}{_label(len(held))}{mark}"
         held[marker] = (kind, value)
         return f" {marker} "
 
-    text = _CIRCUMSTANCE.split(text, maxsplit=1)[0]
+    text = _CIRCUMSTANCE.split(_LEADING_CIRCUMSTANCE.sub("", text), maxsplit=1)[0]
     text = _VALUE.sub(lambda m: hold(_VALUE_MARK, m.lastgroup or "number", m.group()), text)
     purpose = _PURPOSE_AFTER_VALUE.search(text)
     if purpose:
@@ -173,7 +266,11 @@ def _clause(text: str) -> Clause:
             if word and word not in _FILLER and word not in _NEGATIONS:
                 frame.append(word)
     return Clause(
-        tuple(frame), {kind: tuple(found) for kind, found in values.items()}, names, negated
+        written,
+        tuple(frame),
+        {kind: tuple(found) for kind, found in values.items()},
+        names,
+        negated,
     )
 
 
@@ -185,14 +282,42 @@ def _same_claim(a: Clause, b: Clause) -> bool:
     return mine == theirs or (len(mine | theirs) >= CLOSE_FRAME_WORDS and len(mine ^ theirs) <= 1)
 
 
-def _compare(a: Clause, b: Clause) -> Disagreement | None:
+def _statement(clause: Clause) -> tuple[object, ...]:
+    return (clause.frame, tuple(sorted(clause.values.items())), clause.negated)
+
+
+def _names(clause: Clause) -> set[str]:
+    """The entities a clause names, but capitalised words only where any word would be
+    capitalised ("Consider ...", "Base Case: Verify"): no sign of a name there."""
+    return {
+        slot
+        for slot in clause.frame
+        if slot.startswith("@") and not _at_openings(clause.text, clause.names[slot])
+    }
+
+
+def _at_openings(text: str, name: str) -> bool:
+    if not _CAPITALISED_WORDS.fullmatch(name):
+        return False
+    return all(
+        _OPENING.search(text[: found.start()])
+        for found in re.finditer(re.escape(name), text, re.IGNORECASE)
+    )
+
+
+def _compare(a: Clause, b: Clause, named: bool) -> Disagreement | None:
+    """How two clauses disagree; `named`: only about an entity both name where they agree."""
+    if named and not _names(a) & _names(b):
+        return None
     if _same_claim(a, b):
         if a.negated != b.negated and a.values == b.values:
             return Disagreement("high", "one negates the other")
         if a.negated == b.negated:
             for kind in ("number", "version", "date"):
                 mine, theirs = a.values.get(kind), b.values.get(kind)
-                if mine and theirs and sorted(mine) != sorted(theirs):
+                # As many values of the kind in each: one value in place of another, not a
+                # clause that lists more or fewer.
+                if mine and theirs and len(mine) == len(theirs) and sorted(mine) != sorted(theirs):
                     return Disagreement(
                         "high", f"different {kind}: {', '.join(mine)} vs {', '.join(theirs)}"
                     )
@@ -213,8 +338,42 @@ def _compare(a: Clause, b: Clause) -> Disagreement | None:
     return Disagreement("medium", f"different name: {a.names[left]} vs {b.names[right]}")
 
 
-def disagreement(first: list[Clause], second: list[Clause]) -> Disagreement | None:
-    """How two parsed memories disagree, the most severe way first; None when they do not."""
-    found = [outcome for a in first for b in second if (outcome := _compare(a, b)) is not None]
-    found.sort(key=lambda outcome: outcome.severity != "high")
+def _keys(clause: Clause) -> Iterator[tuple[object, ...]]:
+    """Where a clause stands in the index of frames: its words, its words but one (the same
+    claim said with a word more or less), and its frame with one place left open after the
+    first (another name in that place)."""
+    words = frozenset(clause.frame)
+    yield ("words", words)
+    if len(words) >= CLOSE_FRAME_WORDS:
+        for word in words:
+            yield ("words", words - {word})
+    for place in range(1, len(clause.frame)):
+        yield ("place", place, clause.frame[:place], clause.frame[place + 1 :])
+
+
+def disagreement(first: Claims, second: Claims) -> Disagreement | None:
+    """How two parsed memories disagree, the most severe way first; None when they do not.
+    A claim the other memory also states is not in dispute; unless both memories are short
+    notes, the clauses must name what they are about (see NOTE_SENTENCES). Only clauses that
+    meet in the index of frames are compared (every pair that can disagree does)."""
+    named = not (first.note and second.note)
+    stated = {_statement(c) for c in first.clauses} & {_statement(c) for c in second.clauses}
+    index: dict[tuple[object, ...], list[int]] = {}
+    for position, clause in enumerate(second.clauses):
+        if _statement(clause) not in stated:
+            for key in _keys(clause):
+                index.setdefault(key, []).append(position)
+    found: list[Disagreement] = []
+    for a in first.clauses:
+        if _statement(a) in stated:
+            continue
+        met = {position for key in _keys(a) for position in index.get(key, ())}
+        for position in sorted(met):
+            b = second.clauses[position]
+            outcome = _compare(a, b, named)
+            if outcome is not None:
+                outcome = replace(outcome, clauses=(a.text, b.text))
+                if outcome.severity == "high":
+                    return outcome
+                found.append(outcome)
     return found[0] if found else None
