@@ -25,7 +25,7 @@ export NEO4J_CONF_EXTRA=${NEO4J_CONF_EXTRA-dbms.cypher.statistics_divergence_thr
 bolt=${TEST_NEO4J_BOLT_PORT:-27687}
 http=${TEST_NEO4J_HTTP_PORT:-27474}
 # Four, on two cores: a fourth worker's tests fill the time the others wait for outages,
-# leases and service processes (docs/testing.md, "the fifth session").
+# leases and service processes (docs/testing.md, "Measured and not kept").
 workers=${TEST_WORKERS:-4}
 dir=var/test-neo4j-$bolt
 starting=()

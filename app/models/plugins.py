@@ -112,7 +112,11 @@ class EventQuery(BaseModel):
 
 
 class CandidateSettings(Strict):
-    """What a retrieval plugin may set of the first stage (see services.retrieval.config)."""
+    """What a retrieval plugin may set of the first stage (see services.retrieval.config).
+
+    Each section's fields are fields of the configuration's section of the same name, and
+    every default lies in the range given here (tests/unit/retrieval/test_config.py holds
+    them to it)."""
 
     fulltext: bool | None = None
     per_result: int | None = Field(default=None, ge=1, le=20)
@@ -126,6 +130,8 @@ class FusionSettings(Strict):
     vector_weight: float | None = Field(default=None, ge=0, le=1)
     text_rank_share: float | None = Field(default=None, ge=0, le=1)
     text_rank_scale: float | None = Field(default=None, ge=1, le=100)
+    bm25_k1: float | None = Field(default=None, ge=0, le=10)
+    bm25_b: float | None = Field(default=None, ge=0, le=1)
 
 
 class FeatureSettings(Strict):
@@ -137,6 +143,8 @@ class FeatureSettings(Strict):
     confidence_floor: float | None = Field(default=None, ge=0, le=1)
     contradicted: float | None = Field(default=None, ge=0, le=1)
     denied: float | None = Field(default=None, ge=0, le=1)
+    in_window: float | None = Field(default=None, ge=1, le=2)
+    window_lag_days: float | None = Field(default=None, ge=0, le=60)
 
 
 class GraphSettings(Strict):
@@ -148,6 +156,7 @@ class GraphSettings(Strict):
     hub_limit: int | None = Field(default=None, ge=1, le=100)
     seed_memories: int | None = Field(default=None, ge=0, le=5)
     memory_seed_weight: float | None = Field(default=None, ge=0, le=1)
+    weight: float | None = Field(default=None, ge=0, le=1)
 
 
 class FloorSettings(Strict):

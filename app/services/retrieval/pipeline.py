@@ -107,7 +107,9 @@ def first_stage_params(
     vector_k = sources.wanted(top_k) * (sources.filter_factor if keep.narrows else 1)
     text_narrowed = keep.narrows or keep.memory_types
     text_k = sources.text_wanted(top_k) * (sources.filter_factor if text_narrowed else 1)
-    lucene = lucene_query(query, scope.user_id, scope.branch, scope.view_seq, as_of.seq)
+    lucene = lucene_query(
+        query, scope.user_id, scope.branch, scope.view_seq, as_of.seq, sources.phrase_boost
+    )
     return {
         "halves": ["vector", "text"],
         **scope.params(),

@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from app.services.retrieval.config import DEFAULT
 from app.services.scope import MAIN
 
 MAX_QUERY_TERMS = 64
@@ -41,10 +42,6 @@ LUCENE_STOP_WORDS = frozenset(_LUCENE_STOP_WORDS_TEXT.split())
 # "t", "www"): the index holds none of these words.
 INDEX_STOP_WORDS = (LUCENE_STOP_WORDS - {"an"}) | {"s", "t", "www"}
 SEQ_TEXT_WIDTH = 16
-# The weight of a phrase against the words it is made of, so that a long memory holding an
-# identifier whole outranks a short one holding its parts apart (BM25 favours short texts: the
-# words of a 16-token memory score about two thirds of the same words in a 5-token one).
-PHRASE_BOOST = 4
 # Characters the analyzer pairs into bigrams: Han, Hiragana, Katakana (halfwidth too), Hangul.
 _CJK = (
     "\u1100-\u11ff\u3041-\u309f\u30a0-\u30ff\u3130-\u318f\u31f0-\u31ff\u3400-\u4dbf"
@@ -125,7 +122,7 @@ def _within_budget(term: str, budget: int) -> tuple[str, int]:
     return term, used
 
 
-def _content(terms: list[str]) -> str:
+def _content(terms: list[str], phrase_boost: int) -> str:
     clauses: list[str] = []
     budget = MAX_QUERY_TOKENS
     for term in terms:
@@ -137,7 +134,7 @@ def _content(terms: list[str]) -> str:
         for phrase in phrases(kept):
             if budget < 1:
                 break
-            clauses.append(f"{_phrase(phrase)}^{PHRASE_BOOST}")
+            clauses.append(f"{_phrase(phrase)}^{phrase_boost}")
             budget -= 1
         if kept != term or budget < 1:
             break
@@ -177,6 +174,7 @@ def lucene_query(
     branch: str,
     view_seq: int | None = None,
     seq: int | None = None,
+    phrase_boost: int = DEFAULT.candidates.phrase_boost,
 ) -> str | None:
     """A full-text index query for the words of `text` among the memories of one user's
     branch; None when the text has no searchable word.
@@ -194,7 +192,7 @@ def lucene_query(
     terms = query_terms(text)
     if not terms:
         return None
-    words = _content(terms)
+    words = _content(terms, phrase_boost)
     where = _field_is("branch", branch)
     if seq is not None:
         through = seq_text(seq)

@@ -2,13 +2,22 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
+from pathlib import Path
 from typing import Any, get_args
 
 import pytest
 
 from app.models.memories import RecipeName
-from app.models.plugins import PluginConfig
+from app.models.plugins import (
+    CandidateSettings,
+    FeatureSettings,
+    FloorSettings,
+    FusionSettings,
+    GraphSettings,
+    PluginConfig,
+)
 from app.services.plugins.effects import Effect, retrieval_config
 from app.services.retrieval.config import DEFAULT, RECIPES, overridden, recipe
 
@@ -96,3 +105,45 @@ def test_earlier_manifests_ranking_and_graph_sections_still_take_effect() -> Non
 def test_a_manifest_with_an_unknown_recipe_or_field_is_refused(bad: dict[str, Any]) -> None:
     with pytest.raises(ValueError):
         PluginConfig.model_validate(bad)
+
+
+SECTIONS = {
+    "candidates": CandidateSettings,
+    "fusion": FusionSettings,
+    "features": FeatureSettings,
+    "graph": GraphSettings,
+    "floor": FloorSettings,
+}
+
+
+@pytest.mark.parametrize("section", SECTIONS)
+def test_a_plugin_sets_only_fields_the_configuration_has_and_accepts_their_defaults(
+    section: str,
+) -> None:
+    model = SECTIONS[section]
+    defaults = dataclasses.asdict(getattr(DEFAULT, section))
+    assert set(model.model_fields) <= set(defaults)
+    # Every field a plugin may set validates at its default value (its range holds it).
+    model.model_validate({name: defaults[name] for name in model.model_fields})
+
+
+def test_the_documented_configuration_is_the_configuration() -> None:
+    """docs/retrieval.md's table names every field of every section with its default."""
+    docs = (Path(__file__).resolve().parents[3] / "docs" / "retrieval.md").read_text()
+    table = docs.split("## The configuration", 1)[1].split("###", 1)[0]
+    documented: dict[tuple[str, str], str] = {}
+    section = ""
+    for line in table.splitlines():
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if len(cells) != 4 or not cells[1].startswith("`"):
+            continue
+        section = cells[0] or section
+        names = [name.strip("` ") for name in cells[1].split(",")]
+        values = [value.strip() for value in cells[2].split(",")]
+        for name, value in zip(names, values, strict=True):
+            documented[(section, name)] = value
+    for section in SECTIONS:
+        for name, default in dataclasses.asdict(getattr(DEFAULT, section)).items():
+            assert (section, name) in documented, f"{section}.{name} is not documented"
+            shown = str(default).lower() if isinstance(default, bool) else f"{default:g}"
+            assert documented[(section, name)] == shown, f"{section}.{name}"

@@ -6,11 +6,11 @@ import re
 
 import pytest
 
+from app.services.retrieval.config import DEFAULT
 from app.services.retrieval.query_text import (
     MAX_QUERY_TERMS,
     MAX_QUERY_TOKENS,
     NO_MATCH_TERM,
-    PHRASE_BOOST,
     SYNTAX_CHARACTERS,
     content_words,
     coverage,
@@ -27,6 +27,7 @@ SYNTAX += ["\\", "/"]
 
 
 # A quoted phrase standing alone, with the service's boost: no field or slop attached to it.
+PHRASE_BOOST = DEFAULT.candidates.phrase_boost
 PHRASE = re.compile(rf'(?<!\S)"(?:[^"\\]|\\.)*"\^{PHRASE_BOOST}(?!\S)')
 
 
