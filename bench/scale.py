@@ -60,7 +60,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
 import common
@@ -830,17 +829,14 @@ CANDIDATES_CYPHER = common.CODE_ROOT / "cypher" / "retrieval" / "candidates.cyph
 SEEDS = re.compile(r"seeds: CASE WHEN rank .*?\bEND\n", re.S)
 
 
-async def first_stage_params(
+def first_stage_params(
     user_id: str, texts: list[str], vectors: list[list[float]]
 ) -> list[dict[str, Any]]:
     """The service's retrieval/candidates parameters for each query, the query's entity names
     and keys included as the graph walk picks them."""
-    picker = SimpleNamespace(embedder=PresetEmbedder(len(vectors[0]), "", 0))
     found = []
     for text, vector in zip(texts, vectors, strict=True):
-        walk = graph_walk.start(picker, text)  # type: ignore[arg-type]
-        if walk.residual is not None:
-            await walk.residual
+        walk = graph_walk.start(text)
         found.append(
             pipeline.first_stage_params(
                 Scope(user_id=user_id, branch=MAIN),
@@ -868,7 +864,7 @@ def first_stage_variants(
     found: dict[str, dict[str, float]] = {}
     for user, words in COMBOS:
         texts = sets[words][:EXPLAIN]
-        params = asyncio.run(first_stage_params(USERS[user], texts, vectors[words][:EXPLAIN]))
+        params = first_stage_params(USERS[user], texts, vectors[words][:EXPLAIN])
         seconds: dict[str, list[float]] = defaultdict(list)
         for p in params:
             for name, query in variants.items():

@@ -10,14 +10,13 @@
 // branch has no node of at all, current or past, and relations between entities made by $p.at.
 // params: user_id, branch, view_seq (or null), seq and at (or null: now), keys and compacts
 //         (entity keys, and the same without spaces), seed_memories (memory ids),
-//         vector (the query's), residual (the query's without the seed names),
-//         hub_limit, max_memories, max_paths
+//         vector (the query's), hub_limit, max_memories, max_paths
 // returns: one row: paths (list of {seed (entity key), seed_memory (memory id or null),
 //          steps (the path's entity keys and memory ids, alternating, from the seed entity)}),
 //          memories (list of {memory (as retrieval/candidates projects it: no embedding,
 //          metadata as [key, value] pairs, timestamps as ISO text),
 //          for every memory on a path and every seed memory that gave a path its seed,
-//          similarity and residual (0..1 cosine scores to the query and to the residual),
+//          similarity (0..1 cosine score to the query),
 //          denies (the memory's text negates one of its links)}, one per memory on any path),
 //          denied (ids of memories about an entity that a memory says the question's
 //          subjects have nothing to do with: "Zhao Min has nothing to do with the payment
@@ -97,7 +96,6 @@ CALL (nested) {
                observed_at: toString(m.observed_at),
                metadata: [key IN keys(m) WHERE key STARTS WITH 'meta_' | [key, m[key]]]},
     similarity: vector.similarity.cosine(m.embedding, toFloatList($p.vector)),
-    residual: vector.similarity.cosine(m.embedding, toFloatList($p.residual)),
     denies: EXISTS { (m)-[:MENTIONS {negated: true}]->() }
   }) AS memories
 }

@@ -26,9 +26,7 @@ async def test_a_walk_from_seed_memories_reads_each_by_its_id_not_every_memory_o
     direction = packed_vector([1.0] + [0.0] * 383)
     _, plan = await graph.profile(
         "retrieval/expand",
-        **walk_params(
-            DEFAULT.graph, Scope("walk-plan", MAIN), [], ["no-such-memory"], direction, direction
-        ),
+        **walk_params(DEFAULT.graph, Scope("walk-plan", MAIN), [], ["no-such-memory"], direction),
     )
     seeks = [details for operator, details in _operators(plan) if "Seek" in operator]
     assert any("m:Memory(memory_id, branch)" in details for details in seeks), seeks

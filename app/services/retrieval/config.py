@@ -93,11 +93,6 @@ class GraphConfig:
     memory_seed_weight: float = 0.5  # a candidate's entities seed less than the query's own
     hub_limit: int = 20  # entities more memories than this mention are not walked through
     max_paths: int = 200
-    residual: bool = True  # judge what the walk reaches by the query without the seed names
-    # The share of that judgement made by the whole query: the residual alone loses what the
-    # names said of the question's subject (a reached memory that merely shares the chain's
-    # last entity then ties the answer); the whole query alone favours memories that name it.
-    whole_query_share: float = 0.4
     # What the graph's worth of a memory is taken at: this share of the best first-stage
     # relevance (then the higher of it and the memory's own fused relevance counts).
     weight: float = 0.7

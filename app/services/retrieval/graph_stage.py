@@ -3,9 +3,8 @@
 A path starts at a seed entity (one the query names, or one a top first-stage candidate
 mentions, which then counts as the path's first memory) and runs through memories and entities.
 A path is worth how much of the question its memories cover together (the sum of their
-similarities to the query without the seed names, mixed with a share of their similarities to
-the whole query: see judged), relative to the best path, decayed per memory on it and scaled
-to the best first-stage relevance; each memory gets the worth of the best path it lies on. So
+cosines to the query), relative to the best path, decayed per memory on it and scaled to the
+best first-stage relevance; each memory gets the worth of the best path it lies on. So
 the memories of a chain that answers (Maria -> billing team -> invoice-api -> lodash 4.17.15 ->
 CVE) rise together, a memory that merely shares an entity and covers nothing of the question
 stays low, and nothing the graph brings in outranks the first stage's best. A memory that
@@ -42,22 +41,6 @@ class GraphHit:
     path: GraphPath
 
 
-def residual(query: str, names: Iterable[str]) -> str:
-    """The query without the entity names that seed the walk: what a reached memory must answer
-    ("Does anything Maria owns depend on a library with a known hole?" -> "... owns depend on
-    a library with a known hole?"), so a memory is not judged relevant for naming Maria."""
-    for name in sorted(set(names), key=len, reverse=True):
-        query = query.replace(name, " ")
-    return " ".join(query.split()) if any(char.isalnum() for char in query) else ""
-
-
-def judged(residual_cosine: float, query_cosine: float, config: GraphConfig) -> float:
-    """A reached memory's similarity to the question as the walk judges it (-1..1): its cosine
-    to the residual query, mixed with its cosine to the whole query by `whole_query_share`."""
-    share = config.whole_query_share
-    return (1.0 - share) * residual_cosine + share * query_cosine
-
-
 def coverage(path: GraphPath, similarity: Mapping[str, float]) -> float:
     """How much of the question a path's memories cover together."""
     return sum(max(0.0, similarity.get(memory_id, 0.0)) for memory_id in path.memories)
@@ -73,7 +56,7 @@ def score(
 ) -> dict[str, GraphHit]:
     """Each memory on a path with the worth of the best path it lies on.
 
-    `similarity` is each memory's similarity to the question as judged (see judged, -1..1);
+    `similarity` is each memory's cosine to the query (-1..1);
     `seed_strength` a first-stage candidate's relevance relative to the best (0..1), for paths
     seeded by its entities; `best_relevance` the best first-stage relevance (the scale);
     `deniers` the memories that deny a link (a path that ends at one of them counts for nothing).

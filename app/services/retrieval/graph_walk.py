@@ -1,16 +1,14 @@
-"""The graph stage's round trip: the query's seed entities, the residual query encoded while the
-first stage runs, the walk (cypher/retrieval/expand) and the scored expansion that joins the
-candidates (scoring itself is graph_stage, pure)."""
+"""The graph stage's round trip: the query's seed entities, the walk (cypher/retrieval/expand)
+and the scored expansion that joins the candidates (scoring itself is graph_stage, pure)."""
 
 from __future__ import annotations
 
-import asyncio
 import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from app.graph import PackedVector, packed_vector
+from app.graph import PackedVector
 from app.registry import Registry
 from app.services.entities.extractor import extract
 from app.services.entities.names import compact_key, name_keys
@@ -27,16 +25,15 @@ _PLAIN_WORDS = re.compile(r"[a-z]+(?: [a-z]+)*")
 @dataclass(frozen=True)
 class Expansion:
     """What the walk found: the seed entity keys, the memories it reached (rows like the first
-    stage's candidates) with their cosine to the query and to the query without the seed names,
-    the paths, how strong each seeding candidate was, and the memories the query's entities are
-    said to have nothing to do with (see cypher/retrieval/expand). What each memory is worth is
-    the ranking's to say (see hits): the walk only gathers."""
+    stage's candidates) with their cosine to the query (what judges them), the paths, how strong
+    each seeding candidate was, and the memories the query's entities are said to have nothing
+    to do with (see cypher/retrieval/expand). What each memory is worth is the ranking's to say
+    (see hits): the walk only gathers."""
 
     keys: list[str]
     rows: list[dict[str, Any]] = field(default_factory=list)
     paths: list[graph_stage.GraphPath] = field(default_factory=list)
     query_cosine: dict[str, float] = field(default_factory=dict)
-    residual_cosine: dict[str, float] = field(default_factory=dict)
     strength: dict[str, float] = field(default_factory=dict)
     deniers: frozenset[str] = frozenset()
     timed_out: bool = False  # the walk ran out of time and was dropped
@@ -45,11 +42,9 @@ class Expansion:
     def hits(self, config: GraphConfig) -> dict[str, graph_stage.GraphHit]:
         """Each reached memory's worth relative to the best first-stage candidate, and the path
         that earned it (see graph_stage.score)."""
-        similarity = {
-            memory_id: graph_stage.judged(self.residual_cosine[memory_id], cosine, config)
-            for memory_id, cosine in self.query_cosine.items()
-        }
-        return graph_stage.score(self.paths, similarity, self.strength, 1.0, config, self.deniers)
+        return graph_stage.score(
+            self.paths, self.query_cosine, self.strength, 1.0, config, self.deniers
+        )
 
     def marked(self, candidate: ranking.Candidate, reached: bool) -> ranking.Candidate:
         """The candidate marked denied when no path reached it and a memory of the query's
@@ -88,12 +83,10 @@ class Expansion:
 
 @dataclass
 class Walk:
-    """A walk about to happen: the query's entity keys and the residual query's embedding on
-    its way (None when the query names no entity: the query itself judges), through the state
-    of the branch `as_of` names (now by default)."""
+    """A walk about to happen: the query's entity keys, through the state of the branch `as_of`
+    names (now by default)."""
 
     keys: list[str]
-    residual: asyncio.Future[list[float]] | None
     config: GraphConfig = DEFAULT.graph
     query: str = ""
     as_of: AsOf = NOW
@@ -101,14 +94,6 @@ class Walk:
     # up among the user's entities: the extractor reads a question less well than a statement
     # ("Old Faithful", "小蓝在苹果手机上").
     names: list[str] = field(default_factory=list)
-
-    def cancel(self) -> None:
-        """Gives the walk up (the query could not be embedded): its residual's encode too."""
-        if self.residual is None:
-            return
-        if self.residual.done() and not self.residual.cancelled():
-            self.residual.exception()  # failed with the query's: retrieved, not left unread
-        self.residual.cancel()
 
     def written(self, named: dict[str, Any]) -> bool:
         """Whether the query holds a user's entity (`named`: {key, aliases}) as a name: an
@@ -163,11 +148,10 @@ class Walk:
         """Walks in one round trip from entities (by default the query's, as the extractor
         reads it) and the seed memories'."""
         keys = self.keys if keys is None else keys
-        judge = packed_vector(await self.residual) if self.residual is not None else vector
         rows = await registry.graph.read_within(
             "retrieval/expand",
             registry.settings.graph_time_limit_s,
-            **walk_params(self.config, scope, keys, seeds, vector, judge, self.as_of),
+            **walk_params(self.config, scope, keys, seeds, vector, self.as_of),
         )
         return Reached(seeds=seeds, keys=keys, found=rows[0] if rows else None)
 
@@ -205,8 +189,6 @@ class Walk:
             elif seeds:
                 reached = await self.reach(registry, scope, vector, seeds)
         if reached is None:
-            if self.residual is not None:
-                self.residual.cancel()
             return Expansion(self.keys) if candidates else None
         return self._scored(reached, relevance, keep)
 
@@ -251,9 +233,6 @@ class Walk:
             rows=rows,
             paths=paths,
             query_cosine=query_cosine,
-            residual_cosine={
-                row["memory"]["memory_id"]: ranking.cosine(row["residual"]) for row in memories
-            },
             strength={key: relevance[key] / best for key in reached.seeds},
             deniers=frozenset(row["memory"]["memory_id"] for row in memories if row["denies"]),
             denied=frozenset(found["denied"]),
@@ -286,7 +265,6 @@ def walk_params(
     keys: list[str],
     seeds: list[str],
     vector: PackedVector,
-    judge: PackedVector,
     as_of: AsOf = NOW,
 ) -> dict[str, Any]:
     """The parameters of retrieval/expand, for the state `as_of` names."""
@@ -297,7 +275,6 @@ def walk_params(
         **seed_params(keys),
         "seed_memories": seeds,
         "vector": vector,
-        "residual": judge,
         "hub_limit": config.hub_limit,
         "max_memories": config.max_hops + 1,
         "max_paths": config.max_paths,
@@ -310,25 +287,15 @@ async def warm(registry: Registry, vector: PackedVector) -> None:
     otherwise wait for it or answer without the graph."""
     await registry.graph.read(
         "retrieval/expand",
-        **walk_params(DEFAULT.graph, Scope("", MAIN), [], [], vector, vector),
+        **walk_params(DEFAULT.graph, Scope("", MAIN), [], [], vector),
     )
 
 
-def start(
-    registry: Registry, query: str, config: GraphConfig = DEFAULT.graph, as_of: AsOf = NOW
-) -> Walk:
-    """Picks the query's entities and queues the query without their names for encoding (it
-    judges what the walk reaches, so a memory is not relevant just for naming the seed);
-    queued before the query itself, the two share one model call. The walk goes through the
-    state `as_of` names."""
+def start(query: str, config: GraphConfig = DEFAULT.graph, as_of: AsOf = NOW) -> Walk:
+    """Picks the query's entities (and every name it could hold) for a walk through the state
+    `as_of` names."""
     mentions = extract(query)
-    residual_text = graph_stage.residual(query, [mention.name for mention in mentions])
-    residual = (
-        asyncio.ensure_future(registry.embedder.encode_query(residual_text))
-        if config.residual and mentions and residual_text
-        else None
-    )
     keys = [m.key for m in mentions if not m.negated]
     denied = {m.key for m in mentions if m.negated}
     names = [key for key in name_keys(query) if key not in denied and key not in keys]
-    return Walk(keys=keys, residual=residual, config=config, names=names, query=query, as_of=as_of)
+    return Walk(keys=keys, config=config, names=names, query=query, as_of=as_of)

@@ -288,9 +288,8 @@ async def gather(
     top_k = request.top_k or DEFAULT_TOP_K[mode]
     plugin = await effects.effect(registry, "retrieval", scope.user_id)
     config = effects.retrieval_config(plugin, request.recipe)
-    # The walk's residual query is queued first, so that one model call encodes both.
     walk = (
-        graph_walk.start(registry, request.query, config.graph, as_of)
+        graph_walk.start(request.query, config.graph, as_of)
         if request.graph and config.graph.enabled
         else None
     )
@@ -299,9 +298,7 @@ async def gather(
         vector = packed_vector(await registry.embedder.encode_query(request.query))
     except EmbeddingUnavailable as error:
         degraded, vector = error.detail, _direction(registry)
-        if walk is not None:
-            walk.cancel()
-            walk = None
+        walk = None  # no walk: what it reaches is judged by its cosine to the query
         log.warning("retrieve without the query's embedding: %s", degraded)
     embedded = time.perf_counter()
     keep = MemoryFilter(request.memory_types, request.subject_id, request.only_session)

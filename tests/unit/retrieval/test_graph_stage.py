@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from app.services.retrieval.config import GraphConfig
-from app.services.retrieval.graph_stage import GraphPath, judged, residual, score
+from app.services.retrieval.graph_stage import GraphPath, score
 
 CONFIG = GraphConfig()
 BEST = 0.8  # the best first-stage relevance
@@ -171,48 +171,3 @@ def test_a_negative_similarity_does_not_lower_its_path() -> None:
         CONFIG,
     )
     assert hits["m-a"].score == pytest.approx(hits["m-b"].score)
-
-
-def test_the_residual_drops_the_seed_names() -> None:
-    query = "Does anything Maria owns depend on a library?"
-    assert residual(query, ["Maria"]) == "Does anything owns depend on a library?"
-
-
-def test_the_residual_drops_longer_names_first() -> None:
-    assert residual("Does Alice Smith know Alice?", ["Alice", "Alice Smith"]) == "Does know ?"
-
-
-def test_a_query_of_names_only_has_no_residual() -> None:
-    assert residual("Maria invoice-api", ["Maria", "invoice-api"]) == ""
-    assert residual("Maria?", ["Maria"]) == ""
-
-
-def test_a_query_without_names_is_kept() -> None:
-    assert residual("what  depends on   a library?", []) == "what depends on a library?"
-
-
-def test_a_reached_memory_is_judged_by_the_residual_and_the_whole_query() -> None:
-    share = CONFIG.whole_query_share
-    assert 0.0 < share < 1.0
-    assert judged(0.3, 0.3, CONFIG) == pytest.approx(0.3)
-    assert judged(0.2, 0.6, CONFIG) == pytest.approx(0.2 + share * 0.4)
-    assert judged(0.2, 0.6, GraphConfig(whole_query_share=0.0)) == pytest.approx(0.2)
-    assert judged(0.2, 0.6, GraphConfig(whole_query_share=1.0)) == pytest.approx(0.6)
-
-
-def test_the_whole_query_decides_between_two_leaves_the_residual_cannot_tell_apart() -> None:
-    """A question about how a redirect loop was stopped: the fix and a fact about the same
-    service are about as close to the residual (the question without the loop's name); the
-    whole query, which names the symptom, tells the fix apart."""
-    cause = _path("m-cause")
-    fix = _path("m-cause", "m-fix")
-    fact = _path("m-cause", "m-fact")
-    residual_cosine = {"m-cause": 0.3, "m-fix": 0.2, "m-fact": 0.22}
-    query_cosine = {"m-cause": 0.6, "m-fix": 0.24, "m-fact": 0.13}
-    similarity = {
-        key: judged(residual_cosine[key], query_cosine[key], CONFIG) for key in residual_cosine
-    }
-    hits = score([cause, fix, fact], similarity, {}, BEST, CONFIG)
-    assert hits["m-fix"].score > hits["m-fact"].score
-    alone = score([cause, fix, fact], residual_cosine, {}, BEST, CONFIG)
-    assert alone["m-fix"].score < alone["m-fact"].score

@@ -23,8 +23,7 @@ def test_the_walks_paths_are_worth_what_the_graph_stage_scores() -> None:
     expansion = Expansion(
         keys=["maria"],
         paths=[PATH, two],
-        query_cosine={"m-team": 0.3, "m-owns": 0.2},
-        residual_cosine={"m-team": 0.4, "m-owns": 0.5},
+        query_cosine={"m-team": 0.4, "m-owns": 0.5},
     )
     hits = expansion.hits(DEFAULT.graph)
     assert set(hits) == {"m-team", "m-owns"}
@@ -47,27 +46,27 @@ def _named(key: str, *aliases: str) -> dict[str, object]:
 
 def test_the_first_walk_starts_from_the_questions_entities_only_when_one_is_the_users() -> None:
     query = "What does the billing team own?"
-    walk = Walk(keys=["maria"], residual=None, names=["billing team"], query=query)
+    walk = Walk(keys=["maria"], names=["billing team"], query=query)
     billing = _named("billing team", "billing team")
     assert walk.first_keys(named=[billing], seeded=True) == ["maria"]
     # Maria is no entity of the user's (or a hub): the other names the user's entities hold.
     assert walk.first_keys(named=[billing], seeded=False) == ["billing team"]
     assert walk.first_keys(named=[], seeded=False) == []
-    alone = Walk(keys=[], residual=None, query=query)
+    alone = Walk(keys=[], query=query)
     assert alone.first_keys(named=[billing], seeded=False) == ["billing team"]
 
 
 def test_plain_words_name_an_entity_only_where_the_question_writes_them_so() -> None:
     """Memories' headings and sentence starts ("Asynchronous Operations", "Given") are entities
     too: ordinary words in a question must not walk from them."""
-    walk = Walk(keys=[], residual=None, query="How do I handle asynchronous operations with Redis?")
+    walk = Walk(keys=[], query="How do I handle asynchronous operations with Redis?")
     named = [
         _named("asynchronous operations", "Asynchronous Operations"),
         _named("redis", "Redis"),
         _named("invoice api", "invoice-api"),
     ]
     assert walk.others(named) == ["redis"]
-    identifiers = Walk(keys=[], residual=None, query="is invoice-api down? 支付服务呢")
+    identifiers = Walk(keys=[], query="is invoice-api down? 支付服务呢")
     assert identifiers.others([_named("invoice-api", "invoice-api"), _named("支付服务")]) == [
         "invoice-api",
         "支付服务",
