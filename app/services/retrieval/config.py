@@ -48,7 +48,7 @@ class Candidates:
 class Fusion:
     """How the two halves make one relevance in 0..1 (see fusion.Scorer): `vector_weight` of the
     memory's meaning part (its cosine on the candidates' scale), the rest of its words part
-    (the mean of the weighted share of the query's words it holds and its BM25 among the
+    (the weighted share of the query's words it holds, and by `bm25_share` its BM25 among the
     candidates, with `bm25_k1` and `bm25_b`), scaled between 1 - text_rank_share and 1 by
     the memory's rank among the user's full-text hits,
     `text_rank_scale / (text_rank_scale + rank - 1)`. Ranks, not the engine's scores: those come
@@ -57,6 +57,9 @@ class Fusion:
     vector_weight: float = 0.55
     text_rank_share: float = 0.3
     text_rank_scale: float = 20.0
+    # The words part's share read by BM25 among the candidates (the rest: the share of the
+    # query's words the memory holds).
+    bm25_share: float = 0.25
     bm25_k1: float = 1.2  # Okapi BM25's usual term-frequency saturation
     bm25_b: float = 0.75  # and length normalisation
 

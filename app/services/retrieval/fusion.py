@@ -72,11 +72,13 @@ class Scorer:
       all-MiniLM-L6-v2, near 0.75 for multilingual-e5-small); the candidates' lowest cosine
       says where, for this query. A perfect match stays 1, so a pool of weak matches stays
       weak (min-max scaling would make its best one look perfect).
-    - words: the mean of two readings of the query's words among the candidates, each 0..1,
-      both weighed by the words' specificity in the pool (word_weights): which of them the
-      memory holds (`lexical`: a short turn that repeats a common name gains nothing) and
-      BM25 over the pool, as a share of the pool's best (how much of it is about them). A query
-      whose specific words no candidate holds has little of either, and leans on meaning.
+    - words: two readings of the query's words among the candidates, each 0..1, both weighed
+      by the words' specificity in the pool (word_weights): mostly which of them the memory
+      holds (`lexical`, an absolute share of the query: a short turn that repeats a common
+      name gains nothing, and a query whose specific words no candidate holds leans on
+      meaning), and by `bm25_share` its BM25 over the pool as a share of the pool's best (how
+      much of the memory is about them: what long texts and questions of many Chinese
+      character pairs need).
     """
 
     def __init__(
@@ -99,10 +101,13 @@ class Scorer:
             if (tf := signals.frequencies.get(word, 0))
         )
 
-    def meaning(self, signals: Signals) -> float:
-        """The cosine on the pool's scale, 0..1 (see the class)."""
+    def on_scale(self, cosine: float) -> float:
+        """A cosine similarity to the query on the pool's scale, 0..1 (see the class)."""
         above = 1.0 - self.lowest
-        return max(0.0, (signals.cosine - self.lowest) / above) if above > 0 else 0.0
+        return max(0.0, (cosine - self.lowest) / above) if above > 0 else 0.0
+
+    def meaning(self, signals: Signals) -> float:
+        return self.on_scale(signals.cosine)
 
     def parts(self, signals: Signals) -> dict[str, float]:
         """The two halves' contributions to relevance: `vector`, vector_weight of the meaning
@@ -110,7 +115,10 @@ class Scorer:
         (1 - text_rank_share) and 1 by its full-text rank (so the engine's judgement of phrases
         and identifiers counts, by rank only)."""
         fusion = self.fusion
-        words = (lexical(self.weights, signals.words) + self.bm25(signals) / self.best_bm25) / 2
+        held = lexical(self.weights, signals.words)
+        words = (1.0 - fusion.bm25_share) * held + fusion.bm25_share * (
+            self.bm25(signals) / self.best_bm25
+        )
         rank_share = fusion.text_rank_share
         by_rank = text_rank_part(signals.text_rank, fusion.text_rank_scale)
         return {

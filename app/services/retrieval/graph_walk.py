@@ -39,12 +39,15 @@ class Expansion:
     timed_out: bool = False  # the walk ran out of time and was dropped
     denied: frozenset[str] = frozenset()
 
-    def hits(self, config: GraphConfig) -> dict[str, graph_stage.GraphHit]:
+    def hits(
+        self, config: GraphConfig, on_scale: Callable[[float], float]
+    ) -> dict[str, graph_stage.GraphHit]:
         """Each reached memory's worth relative to the best first-stage candidate, and the path
-        that earned it (see graph_stage.score)."""
-        return graph_stage.score(
-            self.paths, self.query_cosine, self.strength, 1.0, config, self.deniers
-        )
+        that earned it (see graph_stage.score), its similarity to the query read on the first
+        stage's scale (`on_scale`, see fusion.Scorer): how much of the question a memory covers
+        does not depend on where a model puts unrelated texts."""
+        similarity = {key: on_scale(cosine) for key, cosine in self.query_cosine.items()}
+        return graph_stage.score(self.paths, similarity, self.strength, 1.0, config, self.deniers)
 
     def marked(self, candidate: ranking.Candidate, reached: bool) -> ranking.Candidate:
         """The candidate marked denied when no path reached it and a memory of the query's

@@ -249,14 +249,15 @@ class Gathered:
         pool = [candidate for candidate in self.candidates if candidate.first_stage]
         return fusion.Scorer(pool, self.query_words, self.config.fusion)
 
-    def hits(self) -> dict[str, graph_stage.GraphHit]:
+    def hits(self, scorer: fusion.Scorer | None = None) -> dict[str, graph_stage.GraphHit]:
         """What the graph stage's walk makes each reached memory worth (none without a walk)."""
         if self.expansion is None:
             return {}
-        return self.expansion.hits(self.config.graph)
+        return self.expansion.hits(self.config.graph, (scorer or self.scorer()).on_scale)
 
     def ranked(self, scorer: fusion.Scorer | None = None) -> list[ranking.Scored]:
-        hits = self.hits()
+        scorer = scorer or self.scorer()
+        hits = self.hits(scorer)
         candidates = [
             dataclasses.replace(candidate, graph=hits[candidate.memory_id].score)
             if candidate.memory_id in hits
@@ -265,7 +266,7 @@ class Gathered:
         ]
         return ranking.rank(
             candidates,
-            scorer or self.scorer(),
+            scorer,
             feedback_weight=self.feedback_weight,
             session_boost=self.session_boost,
             top_k=self.top_k,

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from app.services.retrieval.config import DEFAULT
 from app.services.retrieval.graph_stage import GraphHit, GraphPath
 from app.services.retrieval.graph_walk import Expansion, Walk
@@ -25,10 +27,28 @@ def test_the_walks_paths_are_worth_what_the_graph_stage_scores() -> None:
         paths=[PATH, two],
         query_cosine={"m-team": 0.4, "m-owns": 0.5},
     )
-    hits = expansion.hits(DEFAULT.graph)
+    hits = expansion.hits(DEFAULT.graph, lambda cosine: cosine)
     assert set(hits) == {"m-team", "m-owns"}
     assert hits["m-owns"].path == two  # the chain covers more of the question than one memory
     assert 0 < hits["m-owns"].score <= 1
+
+
+def test_a_models_cosine_range_does_not_change_what_the_walk_finds_worth() -> None:
+    # The same cosines as a model whose unrelated texts sit near 0.8 (0.8 + 0.2 c) sees them,
+    # read on the first stage's scale (its lowest candidate at 0.1, or at 0.82).
+    two = GraphPath("maria", None, ("maria", "m-team", "billing", "m-owns"), ("m-team", "m-owns"))
+    cosines = {"m-team": 0.4, "m-owns": 0.5}
+    worth = []
+    for scale in (lambda c: c, lambda c: 0.8 + 0.2 * c):
+        expansion = Expansion(
+            keys=["maria"],
+            paths=[PATH, two],
+            query_cosine={k: scale(c) for k, c in cosines.items()},
+        )
+        lowest = scale(0.1)
+        hits = expansion.hits(DEFAULT.graph, lambda c, lowest=lowest: (c - lowest) / (1 - lowest))
+        worth.append({key: hit.score for key, hit in hits.items()})
+    assert worth[0] == pytest.approx(worth[1])
 
 
 def test_a_chain_is_a_scored_path_of_two_memories_from_the_questions_own_entity() -> None:
