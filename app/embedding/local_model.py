@@ -33,8 +33,11 @@ class SentenceTransformerBackend(LocalBackend):
     are prepended per role; without them the model's own prompts for the role, if its folder
     defines any."""
 
-    def __init__(self, path: str, name: str, prefixes: dict[Role, str] | None = None) -> None:
+    def __init__(
+        self, path: str, name: str, prefixes: dict[Role, str] | None = None, threads: int = 0
+    ) -> None:
         super().__init__()
+        import torch
         from sentence_transformers import SentenceTransformer
         from transformers.utils import logging as transformers_logging
 
@@ -43,6 +46,8 @@ class SentenceTransformerBackend(LocalBackend):
         transformers_logging.disable_default_handler()
         transformers_logging.enable_propagation()
 
+        if threads:  # torch's intra-op threads, for the whole process (0: one per core)
+            torch.set_num_threads(threads)
         self._model: Any = SentenceTransformer(path, device="cpu")
         dimensions = getattr(
             self._model, "get_embedding_dimension", self._model.get_sentence_embedding_dimension
