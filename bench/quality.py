@@ -221,7 +221,13 @@ async def conversational(
                 }
             )
             for question in (q for q in data.questions if q.owner == owner):
-                body = {"query": question.text, "top_k": TOP_K}
+                # Asked when the dataset says it was (relative times such as "last week" are
+                # read from then), not today.
+                body = {
+                    "query": question.text,
+                    "top_k": TOP_K,
+                    "reference_time": question.asked_at,
+                }
                 response = await client.post(
                     "/v1/memories/retrieve", json=body, headers=common.master_headers(user_id)
                 )

@@ -46,8 +46,9 @@ class SentenceTransformerBackend(LocalBackend):
         transformers_logging.disable_default_handler()
         transformers_logging.enable_propagation()
 
-        if threads:  # torch's intra-op threads, for the whole process (0: one per core)
-            torch.set_num_threads(threads)
+        self._torch = torch
+        self._threads = threads
+        self._cores = torch.get_num_threads()  # torch's own default: one per core
         self._model: Any = SentenceTransformer(path, device="cpu")
         dimensions = getattr(
             self._model, "get_embedding_dimension", self._model.get_sentence_embedding_dimension
@@ -91,10 +92,20 @@ class SentenceTransformerBackend(LocalBackend):
             pieces.append((text[start:end], len(tokens[first:following])))
         return pieces
 
+    def _use_threads(self, inputs: int) -> None:
+        """EMBEDDING_THREADS, or by default one thread for one input (a query, a store: split
+        over cores it waits on the cores Neo4j and the event loop need at that moment) and
+        every core for a batch (bench/README.md, "Threads"). Process-wide in torch, and set
+        only here: the one worker thread runs every encode."""
+        wanted = self._threads or (1 if inputs == 1 else self._cores)
+        if self._torch.get_num_threads() != wanted:
+            self._torch.set_num_threads(wanted)
+
     def embed_now(self, texts: Sequence[str], role: Role) -> list[list[float]]:
         prefix = self._prefixes.get(role, "")
         pieces = [self.windows(text) for text in texts]
         flat = [prefix + piece for windows in pieces for piece, _ in windows]
+        self._use_threads(len(flat))
         vectors = self._model.encode(
             flat,
             batch_size=BATCH_SIZE,

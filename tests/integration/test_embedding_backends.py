@@ -12,7 +12,7 @@ import pytest
 import pytest_asyncio
 from prometheus_client import REGISTRY
 
-from app.embedding import Embedder, embedder_for
+from app.embedding import Embedder, Role, embedder_for
 from tests.conftest import make_settings
 from tests.support.embedding_server import MODEL, EmbeddingServer, embedding_server
 from tests.support.machine import REPO
@@ -130,3 +130,18 @@ async def test_the_server_and_the_engine_give_the_same_vectors(server: Embedding
     finally:
         await remote.close()
         await local.close()
+
+
+async def test_one_text_is_encoded_on_one_thread_and_a_batch_on_every_core(
+    embedder: Embedder,
+) -> None:
+    # A query or a single store leaves the other cores to Neo4j and the event loop; a batch
+    # takes them all (bench/README.md, "Threads"). Same vectors either way.
+    import torch
+
+    cores = embedder.backend._cores  # type: ignore[attr-defined]
+    alone = await embedder.backend.embed([FACT], Role.DOCUMENT)
+    assert torch.get_num_threads() == 1
+    together = await embedder.backend.embed([FACT, OTHER_ENDING], Role.DOCUMENT)
+    assert torch.get_num_threads() == cores
+    assert _cosine(alone[0], together[0]) == pytest.approx(1.0, abs=1e-5)
