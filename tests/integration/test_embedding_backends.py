@@ -132,7 +132,7 @@ async def test_the_server_and_the_engine_give_the_same_vectors(server: Embedding
         await local.close()
 
 
-async def test_one_text_is_encoded_on_one_thread_and_a_batch_on_every_core(
+async def test_a_small_call_is_encoded_on_one_thread_and_a_batch_on_every_core(
     embedder: Embedder,
 ) -> None:
     # A query or a single store leaves the other cores to Neo4j and the event loop; a batch
@@ -142,6 +142,6 @@ async def test_one_text_is_encoded_on_one_thread_and_a_batch_on_every_core(
     cores = embedder.backend._cores  # type: ignore[attr-defined]
     alone = await embedder.backend.embed([FACT], Role.DOCUMENT)
     assert torch.get_num_threads() == 1
-    together = await embedder.backend.embed([FACT, OTHER_ENDING], Role.DOCUMENT)
+    together = await embedder.backend.embed([FACT, *[OTHER_ENDING] * 20], Role.DOCUMENT)
     assert torch.get_num_threads() == cores
     assert _cosine(alone[0], together[0]) == pytest.approx(1.0, abs=1e-5)
