@@ -130,6 +130,7 @@ class FusionSettings(Strict):
     vector_weight: float | None = Field(default=None, ge=0, le=1)
     text_rank_share: float | None = Field(default=None, ge=0, le=1)
     text_rank_scale: float | None = Field(default=None, ge=1, le=100)
+    scale_from: int | None = Field(default=None, ge=1, le=200)
     bm25_share: float | None = Field(default=None, ge=0, le=1)
     bm25_k1: float | None = Field(default=None, ge=0, le=10)
     bm25_b: float | None = Field(default=None, ge=0, le=1)

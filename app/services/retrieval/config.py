@@ -57,6 +57,9 @@ class Fusion:
     vector_weight: float = 0.55
     text_rank_share: float = 0.3
     text_rank_scale: float = 20.0
+    # The fewest candidates whose lowest cosine sets the meaning part's scale (see
+    # fusion.Scorer); with fewer, cosines are read as they are.
+    scale_from: int = 10
     # The words part's share read by BM25 among the candidates (the rest: the share of the
     # query's words the memory holds).
     bm25_share: float = 0.25

@@ -86,7 +86,11 @@ class Scorer:
     ) -> None:
         self.fusion = fusion
         self.weights = word_weights(query_words, (signals.words for signals in pool))
-        self.lowest = min((signals.cosine for signals in pool), default=0.0)
+        # A handful of candidates says little of where unrelated texts sit (a user's two
+        # memories would read as one unrelated and one perfect): their cosines count as they
+        # are, above 0.
+        lowest = min((signals.cosine for signals in pool), default=0.0)
+        self.lowest = lowest if len(pool) >= fusion.scale_from else min(lowest, 0.0)
         self.average_length = sum(max(s.length, 1) for s in pool) / max(len(pool), 1)
         self.best_bm25 = max((self.bm25(signals) for signals in pool), default=0.0) or 1.0
 

@@ -26,12 +26,15 @@ from app.services.retrieval.time_window import TimeWindow
 from tests.support.candidates import candidate
 
 NO_WORDS: frozenset[str] = frozenset()
+# The pool's scale from any number of candidates: these tests' pools are small on purpose.
+FUSION = Fusion(scale_from=1)
+CONFIG = RetrievalConfig(fusion=FUSION)
 
 
 def ranked(
     candidates: list[Candidate],
     query_words: frozenset[str] = NO_WORDS,
-    config: RetrievalConfig = DEFAULT,
+    config: RetrievalConfig = CONFIG,
     **options: object,
 ) -> list[Scored]:
     """rank() as the pipeline calls it: the fusion's statistics from the same candidates."""
@@ -128,7 +131,7 @@ def test_bm25_saturates_with_repetition_and_favours_the_shorter_memory() -> None
         memory("ten-times", 10, 5),
         candidate("none", 0.2, length=5),
     ]
-    scorer = Scorer(pool, query, Fusion())
+    scorer = Scorer(pool, query, FUSION)
     bm25 = {c.memory_id: scorer.bm25(c) for c in pool}
     assert bm25["once-short"] > bm25["once-long"] > bm25["none"] == 0.0
     assert bm25["ten-times"] > bm25["twice"] > bm25["once-short"]
@@ -164,7 +167,7 @@ def test_a_short_turn_that_repeats_the_speakers_name_gains_nothing_from_it() -> 
             for i in range(8)
         ),
     ]
-    scorer = Scorer(turns, query, Fusion())
+    scorer = Scorer(turns, query, FUSION)
     assert scorer.parts(turns[1])["lexical"] == pytest.approx(1.0)
     assert scorer.parts(turns[0])["lexical"] < 0.1
     assert ids(ranked(turns, query, top_k=3))[0] == "b-answer"
@@ -180,16 +183,24 @@ def test_a_models_cosine_range_does_not_change_the_meaning_part() -> None:
     near_high = [0.8 + 0.2 * c for c in near_zero]
     for cosines in (near_zero, near_high):
         pool = [candidate(f"m{i}", c) for i, c in enumerate(cosines)]
-        scorer = Scorer(pool, NO_WORDS, Fusion())
+        scorer = Scorer(pool, NO_WORDS, FUSION)
         assert [scorer.meaning(c) for c in pool] == pytest.approx([0.0, 0.3125, 0.5])
 
 
 def test_a_perfect_match_keeps_the_whole_meaning_part_and_weak_matches_stay_weak() -> None:
     weak = [candidate("a", 0.1), candidate("b", 0.3)]
-    scorer = Scorer(weak, NO_WORDS, Fusion())
+    scorer = Scorer(weak, NO_WORDS, FUSION)
     assert scorer.meaning(weak[1]) == pytest.approx(0.2 / 0.9)  # not 1, as min-max would make it
     exact = candidate("c", 1.0)
-    assert Scorer([*weak, exact], NO_WORDS, Fusion()).meaning(exact) == 1.0
+    assert Scorer([*weak, exact], NO_WORDS, FUSION).meaning(exact) == 1.0
+
+
+def test_a_few_candidates_keep_their_cosines() -> None:
+    # A new user's two memories: neither is unrelated nor perfect for being the only ones.
+    pool = [candidate("a", 0.62), candidate("b", 0.60)]
+    scorer = Scorer(pool, NO_WORDS, Fusion(scale_from=10))
+    assert [scorer.meaning(c) for c in pool] == pytest.approx([0.62, 0.60])
+    assert Scorer(pool, NO_WORDS, FUSION).meaning(pool[1]) == 0.0  # on the pool's scale
 
 
 @pytest.mark.parametrize(("position", "expected"), [(None, 0.0), (1, 1.0), (11, 0.5), (31, 0.25)])
@@ -200,7 +211,7 @@ def test_a_full_text_rank_is_worth_scale_over_scale_plus_rank(
 
 
 def test_fusion_mixes_meaning_and_the_rank_scaled_words_part() -> None:
-    fusion = Fusion(vector_weight=0.7, text_rank_share=0.5, text_rank_scale=10.0)
+    fusion = Fusion(vector_weight=0.7, text_rank_share=0.5, text_rank_scale=10.0, scale_from=1)
     query = frozenset({"tennis"})
     holder = candidate("holder", 0.6, words=query, frequencies={"tennis": 1}, length=3)
     pool = [candidate("low", 0.2), holder]
@@ -285,7 +296,7 @@ def test_top_k_is_filled_by_default_and_min_score_sets_a_floor() -> None:
     assert ids(ranked(candidates)) == ["strong", "close", "weak"]
     assert ids(ranked(candidates, min_score=0.3)) == ["strong"]  # 0.55 * 0.75, 0.55 * 0.5
     # A recipe with a relative floor drops what falls under that share of the best score.
-    precise = RetrievalConfig(floor=Floor(relative=0.5))
+    precise = RetrievalConfig(fusion=FUSION, floor=Floor(relative=0.5))
     assert ids(ranked(candidates, config=precise)) == ["strong", "close"]
     # Nothing related at all: no results rather than noise, unless min_score is 0.
     unrelated = [candidate("x", -0.2), candidate("y", 0.0)]
@@ -332,7 +343,7 @@ def test_contradicted_and_denied_memories_fall_behind_equally_relevant_ones() ->
         plain,
         candidate("z", 0.1),
     ]
-    config = RetrievalConfig(features=Features(denied=0.5, contradicted=0.8))
+    config = RetrievalConfig(fusion=FUSION, features=Features(denied=0.5, contradicted=0.8))
     found = ranked(pool, config=config, top_k=3)
     assert ids(found) == ["plain", "contradicted", "denied"]
     assert found[1].components["contradiction"] == 0.8
