@@ -42,8 +42,7 @@ def conversational(cases: Sequence[replay.Case]) -> Judge:
 def memoria(captured: dict[str, Any]) -> Judge:
     import memoria_sets
 
-    calls: replay.Tap = replay.Tap()
-    calls.calls = captured["calls"]
+    calls = replay.Tap(captured["calls"])
     datasets = {name: memoria_sets.load_set(name) for name in memoria_sets.SETS}
 
     def judge(config: RetrievalConfig) -> float:
@@ -67,8 +66,7 @@ def memoria(captured: dict[str, Any]) -> Judge:
 
 
 def graph(captured: dict[str, Any]) -> Judge:
-    tap = replay.Tap()
-    tap.calls = captured["calls"]
+    tap = replay.Tap(captured["calls"])
     outcomes = captured["outcomes"]
 
     def judge(config: RetrievalConfig) -> float:
@@ -85,8 +83,7 @@ def graph(captured: dict[str, Any]) -> Judge:
 
 
 def scenarios(captured: dict[str, Any]) -> Judge:
-    tap = replay.Tap()
-    tap.calls = captured["calls"]
+    tap = replay.Tap(captured["calls"])
     assertions = captured["assertions"]
 
     def judge(config: RetrievalConfig) -> float:

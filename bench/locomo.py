@@ -47,29 +47,24 @@ import uuid
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import common
+import datasets
 
 DATA = Path(
     os.environ.get(
         "LOCOMO_PATH", common.ROOT.parent / "shared" / "datasets" / "locomo" / "locomo-dev.json"
     )
 )
-CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
+CATEGORIES = datasets.LOCOMO_CATEGORIES
 TOP_K = 10
 BATCH = 100
 BM25_K1, BM25_B = 1.2, 0.75
 RRF_K = 60
 METHODS = ("service", "bm25", "dense", "rrf")
 TARGET_GAIN = 0.05
-SESSION_TIME = re.compile(r"(\d{1,2}):(\d{2})\s*([ap]m) on (\d{1,2}) (\w+),? (\d{4})", re.I)
-_MONTH_NAMES = """january february march april may june july august september october
-november december"""
-
-MONTHS = {name: number for number, name in enumerate(_MONTH_NAMES.split(), start=1)}
 
 
 @dataclass(frozen=True)
@@ -97,13 +92,7 @@ class Conversation:
 
 def session_time(text: str) -> str:
     """ISO 8601 (UTC) of a LoCoMo session time such as '1:56 pm on 8 May, 2023'."""
-    match = SESSION_TIME.search(text)
-    if match is None:
-        raise ValueError(f"unreadable session time {text!r}")
-    hour, minute, half, day, month, year = match.groups()
-    hour_24 = int(hour) % 12 + (12 if half.lower() == "pm" else 0)
-    moment = datetime(int(year), MONTHS[month.lower()], int(day), hour_24, int(minute), tzinfo=UTC)
-    return moment.isoformat()
+    return datasets.session_time(text).isoformat()
 
 
 def load(path: Path) -> list[Conversation]:

@@ -107,8 +107,9 @@ class Tap:
     pipeline's gather wrapped), for benchmarks judged by what came back (their own runs are
     not changed)."""
 
-    def __init__(self) -> None:
-        self.calls: list[Call] = []
+    def __init__(self, calls: list[Call] | None = None) -> None:
+        """A tap to install, or (with `calls`) one holding what a capture recorded."""
+        self.calls: list[Call] = calls if calls is not None else []
         self._original: Any = None
 
     def __enter__(self) -> Tap:
