@@ -7,8 +7,11 @@
   time.
 - `beam`: BEAM's development set (../shared/datasets/beam, its README): one user per
   conversation, one memory per message, `"<role>: <content>"` cut to the service's 32 KiB,
-  one session per batch, observed at the message's time; questions asked a day after the last
-  message.
+  one session per batch, observed at the message's time. BEAM gives no date for its questions,
+  and they speak from the time of the messages they probe ("how many hours did I study this
+  week", of a February message in a conversation that runs to May): they carry no
+  `asked_at`, so a relative time in them is read against the moment of asking, as a client
+  without `reference_time` would have it.
 
 Each memory carries its dataset key (`dia_id`, message id) so that results map back.
 """
@@ -19,7 +22,7 @@ import json
 import os
 import re
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from pathlib import Path
 
 import common
@@ -53,7 +56,7 @@ class Question:
     text: str
     category: str
     evidence: frozenset[str]
-    asked_at: str
+    asked_at: str | None  # when the dataset dates its questions
 
 
 @dataclass(frozen=True)
@@ -137,13 +140,11 @@ def _beam(path: Path) -> Dataset:
                     message["observed_at"],
                 )
             )
-        last = max(datetime.fromisoformat(m["observed_at"]) for m in conversation["messages"])
-        asked = (last + timedelta(days=1)).isoformat()
         for question in conversation["questions"]:
             evidence = frozenset(str(i) for i in question["evidence"])
             if evidence:
                 questions.append(
-                    Question(owner, question["question"], question["type"], evidence, asked)
+                    Question(owner, question["question"], question["type"], evidence, None)
                 )
     categories = sorted({question.category for question in questions})
     return Dataset("beam", memories, questions, categories)

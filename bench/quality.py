@@ -6,11 +6,12 @@ Datasets (`--datasets`, all by default):
   data no one here wrote. One user per conversation, one memory per turn or message, stored
   through the service's batch-store use case with the embedder's own document vectors (kept
   by bench/embedding_cache.py, so that a rerun does not encode hours of text again); every
-  question asked with POST /v1/memories/retrieve {query, top_k 10, reference_time}. In the
-  same run on the same texts: Okapi BM25, dense cosine with the same model, their reciprocal-
-  rank fusion (k 60) and a convex combination of min-max normalised scores (0.3 BM25, 0.7
-  dense) (bench/baselines.py). Recall@5, recall@10 (the share of a question's evidence in the
-  top k), all@10 and MRR@10, overall and per category.
+  question asked with POST /v1/memories/retrieve {query, top_k 10, and reference_time where
+  the dataset dates its questions}. In the same run on the same texts: Okapi BM25, dense
+  cosine with the same model, their reciprocal-rank fusion (k 60) and a convex combination of
+  min-max normalised scores (0.3 BM25, 0.7 dense) (bench/baselines.py). Recall@5, recall@10
+  (the share of a question's evidence in the top k), all@10 and MRR@10, overall and per
+  category.
 - `memoria`: the reference system's seven scenario sets, scored as its runner scores them
   (bench/memoria_sets.py).
 - `graph`: bench/graph_retrieval.py, fully right with the graph stage.
@@ -223,11 +224,9 @@ async def conversational(
             for question in (q for q in data.questions if q.owner == owner):
                 # Asked when the dataset says it was (relative times such as "last week" are
                 # read from then), not today.
-                body = {
-                    "query": question.text,
-                    "top_k": TOP_K,
-                    "reference_time": question.asked_at,
-                }
+                body: dict[str, object] = {"query": question.text, "top_k": TOP_K}
+                if question.asked_at is not None:
+                    body["reference_time"] = question.asked_at
                 response = await client.post(
                     "/v1/memories/retrieve", json=body, headers=common.master_headers(user_id)
                 )
