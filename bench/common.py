@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import importlib.util
 import logging
 import os
@@ -15,6 +16,7 @@ import socket
 import statistics
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import AsyncIterator, Iterator, Sequence
 from dataclasses import dataclass
@@ -198,6 +200,19 @@ def embedder() -> Any:
     return embedder_for(settings("bolt://unused"))
 
 
+@functools.cache
+def _endpoint() -> tuple[Any, asyncio.AbstractEventLoop]:
+    """An endpoint backend of its own for blocking encodes, and the one event loop its HTTP
+    client lives on, on a thread of its own: a blocking encode may be asked from inside another
+    loop, and a client stays bound to the loop of its first request (the service's embedder's
+    to the app's)."""
+    from app.embedding import backend_for
+
+    loop = asyncio.new_event_loop()
+    threading.Thread(target=loop.run_forever, name="endpoint-loop", daemon=True).start()
+    return backend_for(settings("bolt://unused")), loop
+
+
 def encode_now(embedder: Any, texts: list[str], role: str = "document") -> list[list[float]]:
     """Blocking encode of texts with the embedder's model, as its backend does (no cache): the
     raw encode figures' reference. An endpoint is asked directly over HTTP."""
@@ -206,7 +221,11 @@ def encode_now(embedder: Any, texts: list[str], role: str = "document") -> list[
     backend = embedder.backend
     if isinstance(backend, LocalBackend):
         return backend.embed_now(texts, Role(role))
-    return asyncio.run(backend.embed(texts, Role(role)))
+    own, loop = _endpoint()
+    vectors: list[list[float]] = asyncio.run_coroutine_threadsafe(
+        own.embed(texts, Role(role)), loop
+    ).result()
+    return vectors
 
 
 @contextlib.asynccontextmanager

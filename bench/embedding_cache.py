@@ -8,6 +8,7 @@ exactly what the service's embedder makes for those texts (its document role, gl
 windows included), so a memory stored with a cached vector is the memory the API would store.
 
     .venv/bin/python bench/embedding_cache.py locomo beam   # fill the cache for EMBEDDING_MODEL
+    BENCH_EMBEDDING_CACHE=var/cache-serve ...                 # encode again (another backend)
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import hashlib
+import os
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -23,7 +25,9 @@ from typing import Any
 import common
 import numpy as np
 
-CACHE = common.ROOT / "var" / "embedding-cache"
+# Another folder (an empty one) makes a run encode through the configured backend again: the
+# same model behind an endpoint records the in-process model's id and would read its vectors.
+CACHE = Path(os.environ.get("BENCH_EMBEDDING_CACHE", common.ROOT / "var" / "embedding-cache"))
 # Bumped when the way a backend reads a text changes (windows, prefixes): old vectors go.
 LAYOUT = "1"
 CHUNK = 64

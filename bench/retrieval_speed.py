@@ -386,8 +386,8 @@ def run_row(name: str, latencies: list[float], wall: float | None) -> list[Any]:
 
 
 def main() -> None:
-    # Imported here, after app.embedder: torch's OpenMP reads OMP_WAIT_POLICY (set by
-    # app.embedder as in the service) when torch loads; loaded first, its threads spin between
+    # Imported here, after app.embedding: torch's OpenMP reads OMP_WAIT_POLICY (set by
+    # app.embedding as in the service) when torch loads; loaded first, its threads spin between
     # operations, and on a busy machine the floor's encodes here would be slower than the
     # service's.
     import torch

@@ -77,7 +77,7 @@ from retrieval_speed import (
 from store_speed import TimedGraph, instant_registry
 
 from app import migrations, scheduler
-from app.embedder import SentenceTransformerEmbedder
+from app.embedding import Embedder, Role
 from app.errors import DomainError
 from app.graph import Graph, packed_vector
 from app.models.feedback import NewFeedback
@@ -128,9 +128,9 @@ JOBS_P95_TARGET = 2.0  # retrieve p95 while governance runs / without it
 # Vectors
 
 
-class PresetEmbedder:
-    """The service's embedder protocol over vectors computed beforehand: a batch's own by text,
-    and random unit vectors for anything else (the corrections of background memories)."""
+class PresetBackend:
+    """An embedding backend over vectors computed beforehand: a batch's own by text, and random
+    unit vectors for anything else (the corrections of background memories, queries)."""
 
     def __init__(self, dimensions: int, model_id: str, seed: int) -> None:
         self.dimensions = dimensions
@@ -144,20 +144,30 @@ class PresetEmbedder:
         rows: list[list[float]] = vectors.tolist()
         return rows
 
-    async def encode(self, texts: list[str]) -> list[list[float]]:
-        unknown = [text for text in texts if text not in self.preset]
-        extra = dict(zip(unknown, self.random(len(unknown)), strict=True))
-        return [self.preset.get(text) or extra[text] for text in texts]
+    async def start(self) -> None:
+        return None
 
-    async def encode_query(self, text: str) -> list[float]:
-        return self.random(1)[0]
+    async def embed(self, texts: Sequence[str], role: Role) -> list[list[float]]:
+        known = self.preset if role is Role.DOCUMENT else {}
+        unknown = [text for text in texts if text not in known]
+        extra = dict(zip(unknown, self.random(len(unknown)), strict=True))
+        return [known.get(text) or extra[text] for text in texts]
+
+    async def close(self) -> None:
+        return None
+
+
+def preset_embedder(dimensions: int, model_id: str, seed: int) -> Embedder:
+    """The service's Embedder over a PresetBackend (no cache: a text may come back with another
+    vector)."""
+    return Embedder(PresetBackend(dimensions, model_id, seed), cache_size=0)
 
 
 class MeasuredVectors:
     """The measured users' embeddings by the configured model, encoded once and kept under
     var/scale-vectors/<model>/ (a list of texts may grow: only its new tail is encoded)."""
 
-    def __init__(self, embedder: SentenceTransformerEmbedder) -> None:
+    def __init__(self, embedder: Embedder) -> None:
         self._embedder = embedder
         self._dir = VECTORS_DIR / re.sub(r"[^A-Za-z0-9.+-]+", "_", embedder.model_id)
 
@@ -176,7 +186,7 @@ class MeasuredVectors:
             parts = [known]
             for start in range(0, len(missing), 1_000):
                 chunk = missing[start : start + 1_000]
-                parts.append(np.asarray(self._embedder.encode_now(chunk), dtype=np.float32))
+                parts.append(np.asarray(common.encode_now(self._embedder, chunk), dtype=np.float32))
                 done = start + len(chunk)
                 rate = done / (time.perf_counter() - started)
                 common.log(f"  {name}: {done} / {len(missing)} ({rate:.0f} texts/s)")
@@ -243,7 +253,7 @@ class Loader:
         self,
         uri: str,
         graph: Graph,
-        embedder: SentenceTransformerEmbedder,
+        embedder: Embedder,
         progress: Progress,
         small: list[plan.MeasuredText],
         large: tuple[list[str], np.ndarray],
@@ -267,7 +277,7 @@ class Loader:
         return Registry(
             settings=common.settings(self._uri),
             graph=self._graph,
-            embedder=PresetEmbedder(self._dimensions, self._model_id, seed),
+            embedder=preset_embedder(self._dimensions, self._model_id, seed),
             limiter=RateLimiter(enabled=False),
             instance_id="bench-scale-load",
         )
@@ -311,8 +321,8 @@ class Loader:
         rng = random.Random(seed)
         registry = self.registry(seed)
         items, vectors = self.items(chunk, rng)
-        preset = registry.embedder
-        assert isinstance(preset, PresetEmbedder)
+        preset = registry.embedder.backend
+        assert isinstance(preset, PresetBackend)
         texts = [item.content for item in items]
         preset.preset = dict(zip(texts, vectors or preset.random(len(texts)), strict=True))
         caller = Caller(chunk.user_id)
@@ -358,7 +368,7 @@ async def grow(
     uri: str,
     at: plan.Plan,
     progress: Progress,
-    embedder: SentenceTransformerEmbedder,
+    embedder: Embedder,
     vectors: MeasuredVectors,
     workers: int,
 ) -> dict[str, Any]:
@@ -538,7 +548,7 @@ def neo4j_figures(db: Any, directory: Path | None) -> dict[str, Any]:
 
 
 async def interleaved(
-    url: str, db: Any, embedder: SentenceTransformerEmbedder, sets: dict[str, list[str]]
+    url: str, db: Any, embedder: Embedder, sets: dict[str, list[str]]
 ) -> dict[str, dict[str, list[float]]]:
     """Per user and query set: the service's retrieve latencies and the floor's parts, in
     blocks of BLOCK alternating between the service and the floor, every combination in turn
@@ -588,7 +598,7 @@ async def explained(url: str, user_id: str, texts: list[str], graph: bool) -> di
 
 
 async def single_stores(
-    url: str, embedder: SentenceTransformerEmbedder, texts: dict[str, list[str]]
+    url: str, embedder: Embedder, texts: dict[str, list[str]]
 ) -> dict[str, list[float]]:
     """POST /v1/memories one at a time for each measured user, in blocks alternating with
     encode_now of the same texts here; a text the user already holds (200) is not counted."""
@@ -609,25 +619,25 @@ async def single_stores(
                         found[user].append(seconds)
                 for text in block:
                     began = time.perf_counter()
-                    embedder.encode_now([text])
+                    common.encode_now(embedder, [text])
                     found["encode"].append(time.perf_counter() - began)
     return found
 
 
 async def store_profile(
-    uri: str, embedder: SentenceTransformerEmbedder, texts: dict[str, list[str]]
+    uri: str, embedder: Embedder, texts: dict[str, list[str]]
 ) -> dict[str, dict[str, float]]:
     """The medians (ms) of each statement of one store's transaction and of its commit, per
     measured user, timed from here through the service's store use case (text encoded first)."""
     graph = TimedGraph.connect(uri, "", "", "neo4j")
-    preset = PresetEmbedder(embedder.dimensions, embedder.model_id, 5)
+    preset = PresetBackend(embedder.dimensions, embedder.model_id, 5)
     registry = instant_registry(uri, graph, preset)
     found: dict[str, dict[str, float]] = {}
     try:
         for user, user_id in USERS.items():
             seconds: dict[str, list[float]] = defaultdict(list)
             for text in texts[user][:PROFILE_STORES]:
-                preset.preset = {text: embedder.encode_now([text])[0]}
+                preset.preset = {text: common.encode_now(embedder, [text])[0]}
                 await memories.store(registry, Caller(user_id), StoreMemory(content=text))
                 for name, value in graph.last.items():
                     seconds[name].append(value)
@@ -800,7 +810,7 @@ async def run_jobs(events: Path) -> None:
     # The jobs encode nothing: an embedder with the configured model's id and dimension.
     registry = Registry.build(
         settings,
-        embedder=PresetEmbedder(
+        embedder=preset_embedder(
             int(os.environ["SCALE_DIMENSIONS"]), os.environ["SCALE_MODEL_ID"], 0
         ),
     )
@@ -891,7 +901,7 @@ def measure(
     size: int,
     uri: str,
     directory: Path | None,
-    embedder: SentenceTransformerEmbedder,
+    embedder: Embedder,
     sets: plan.QuerySets,
     query_vectors: dict[str, list[list[float]]],
 ) -> dict[str, Any]:
@@ -1428,17 +1438,16 @@ def main() -> None:
     if args.resume and not os.environ.get("NEO4J_URI"):
         sys.exit("--resume continues in NEO4J_URI's database: set it")
     started = time.perf_counter()
-    settings = common.settings("bolt://unused")
     common.log("loading the embedding model")
-    embedder = SentenceTransformerEmbedder(settings.embedding_model, gloss=settings.embedding_gloss)
+    embedder = common.embedder()
     os.environ["SCALE_DIMENSIONS"] = str(embedder.dimensions)
     os.environ["SCALE_MODEL_ID"] = embedder.model_id
     common.log("choosing the query sets by word frequency")
     sets = plan.query_sets()
     common.log(f"median postings of the query sets: {plan.describe(sets)}")
     query_vectors = {
-        "rare": embedder.encode_now(sets.rare),
-        "common": embedder.encode_now(sets.common),
+        "rare": common.encode_now(embedder, sets.rare, "query"),
+        "common": common.encode_now(embedder, sets.common, "query"),
     }
     json_path = Path(args.json)
     results: dict[str, dict[str, Any]] = {}

@@ -16,7 +16,7 @@ against a throwaway Neo4j and measures:
   service, which loads its own copy of the model and is idle meanwhile). Run it again with
   EMBEDDING_THREADS=1 to compare one thread.
 
-Target: batch store >= 0.8 x raw encode. The reference raw encode alternates with the 1-client
+Target: batch store >= 0.9 x raw encode. The reference raw encode alternates with the 1-client
 batch calls in blocks (5 calls, then encode_now of the same 5 x 100 texts here, three times),
 so that both see the same background load on a shared machine; runs before and after are
 shown too. Then a profile
@@ -76,7 +76,7 @@ BLOCK = 5  # batch calls per block when the service and raw encode alternate
 BATCH_CALLS_2 = 8  # per client
 RAW_BATCHES = 10
 PROFILE_BATCHES = 5
-TARGET = 0.8
+TARGET = 0.9  # issue 61: batch ingestion >= 0.9 x the raw encode of the same model
 
 
 class Texts:

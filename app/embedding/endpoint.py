@@ -47,10 +47,6 @@ class EndpointSettings:
     input_type: bool  # send the role as `input_type` (servers that take it as a field)
 
 
-class _Failed(Exception):
-    """An attempt's outcome that ends the request."""
-
-
 class EndpointBackend:
     """Vectors from an OpenAI-compatible `/v1/embeddings` endpoint."""
 
