@@ -25,6 +25,7 @@ from typing import Any
 
 import httpx
 import neo4j
+import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 # Where the service's code is imported from: this checkout, or an exported tree named first on
@@ -198,6 +199,45 @@ def embedder() -> Any:
     from app.embedding import embedder_for
 
     return embedder_for(settings("bolt://unused"))
+
+
+class PresetBackend:
+    """An embedding backend handing back vectors computed beforehand, by text, under the real
+    model's id (they are that model's vectors). With a `seed`, a text it has no vector for
+    (another text, or any query) gets a random unit vector instead of a KeyError."""
+
+    def __init__(
+        self,
+        model_id: str,
+        dimensions: int,
+        vectors: dict[str, list[float]] | None = None,
+        seed: int | None = None,
+    ) -> None:
+        self.model_id = model_id
+        self.dimensions = dimensions
+        self.preset: dict[str, list[float]] = dict(vectors or {})
+        self._rng = None if seed is None else np.random.default_rng(seed)
+
+    def random(self, count: int) -> list[list[float]]:
+        assert self._rng is not None, "random vectors need a seed"
+        vectors = self._rng.standard_normal((count, self.dimensions)).astype(np.float32)
+        vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+        rows: list[list[float]] = vectors.tolist()
+        return rows
+
+    async def start(self) -> None:
+        return None
+
+    async def embed(self, texts: Sequence[str], role: str) -> list[list[float]]:
+        known = self.preset if role == "document" or self._rng is None else {}
+        if self._rng is None:
+            return [known[text] for text in texts]
+        unknown = [text for text in texts if text not in known]
+        extra = dict(zip(unknown, self.random(len(unknown)), strict=True))
+        return [known.get(text) or extra[text] for text in texts]
+
+    async def close(self) -> None:
+        return None
 
 
 @functools.cache

@@ -101,25 +101,6 @@ def summarise(asked: Sequence[Asked], categories: Sequence[str]) -> dict[str, An
 # LoCoMo and BEAM
 
 
-class Precomputed:
-    """An embedding backend that hands back the vectors the cache holds for texts, under the
-    real model's id (they are that model's vectors)."""
-
-    def __init__(self, model_id: str, dimensions: int, vectors: dict[str, list[float]]) -> None:
-        self.model_id = model_id
-        self.dimensions = dimensions
-        self._vectors = vectors
-
-    async def start(self) -> None:
-        return None
-
-    async def embed(self, texts: Sequence[str], role: Any) -> list[list[float]]:
-        return [self._vectors[text] for text in texts]
-
-    async def close(self) -> None:
-        return None
-
-
 def user_of(dataset: str, owner: str, tag: str) -> str:
     return f"bench-{dataset}-{owner}-{tag}"
 
@@ -138,7 +119,7 @@ async def ingest(
     from app.services.scope import Caller
 
     by_text = {m.content: v.tolist() for m, v in zip(data.memories, vectors, strict=True)}
-    backend = Precomputed(embedder.model_id, embedder.dimensions, by_text)
+    backend = common.PresetBackend(embedder.model_id, embedder.dimensions, by_text)
     graph = Graph.connect(uri, "", "", "neo4j")
     registry = Registry(
         settings=common.settings(uri),

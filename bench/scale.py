@@ -77,7 +77,7 @@ from retrieval_speed import (
 from store_speed import TimedGraph, instant_registry
 
 from app import migrations, scheduler
-from app.embedding import Embedder, Role
+from app.embedding import Embedder
 from app.errors import DomainError
 from app.graph import Graph, packed_vector
 from app.models.feedback import NewFeedback
@@ -128,39 +128,10 @@ JOBS_P95_TARGET = 2.0  # retrieve p95 while governance runs / without it
 # Vectors
 
 
-class PresetBackend:
-    """An embedding backend over vectors computed beforehand: a batch's own by text, and random
-    unit vectors for anything else (the corrections of background memories, queries)."""
-
-    def __init__(self, dimensions: int, model_id: str, seed: int) -> None:
-        self.dimensions = dimensions
-        self.model_id = model_id
-        self.preset: dict[str, list[float]] = {}
-        self._rng = np.random.default_rng(seed)
-
-    def random(self, count: int) -> list[list[float]]:
-        vectors = self._rng.standard_normal((count, self.dimensions)).astype(np.float32)
-        vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
-        rows: list[list[float]] = vectors.tolist()
-        return rows
-
-    async def start(self) -> None:
-        return None
-
-    async def embed(self, texts: Sequence[str], role: Role) -> list[list[float]]:
-        known = self.preset if role is Role.DOCUMENT else {}
-        unknown = [text for text in texts if text not in known]
-        extra = dict(zip(unknown, self.random(len(unknown)), strict=True))
-        return [known.get(text) or extra[text] for text in texts]
-
-    async def close(self) -> None:
-        return None
-
-
 def preset_embedder(dimensions: int, model_id: str, seed: int) -> Embedder:
-    """The service's Embedder over a PresetBackend (no cache: a text may come back with another
-    vector)."""
-    return Embedder(PresetBackend(dimensions, model_id, seed), cache_size=0)
+    """The service's Embedder over vectors set before each call, random ones for anything else
+    (no cache: a text may come back with another vector)."""
+    return Embedder(common.PresetBackend(model_id, dimensions, seed=seed), cache_size=0)
 
 
 class MeasuredVectors:
@@ -322,7 +293,7 @@ class Loader:
         registry = self.registry(seed)
         items, vectors = self.items(chunk, rng)
         preset = registry.embedder.backend
-        assert isinstance(preset, PresetBackend)
+        assert isinstance(preset, common.PresetBackend)
         texts = [item.content for item in items]
         preset.preset = dict(zip(texts, vectors or preset.random(len(texts)), strict=True))
         caller = Caller(chunk.user_id)
@@ -630,7 +601,7 @@ async def store_profile(
     """The medians (ms) of each statement of one store's transaction and of its commit, per
     measured user, timed from here through the service's store use case (text encoded first)."""
     graph = TimedGraph.connect(uri, "", "", "neo4j")
-    preset = PresetBackend(embedder.dimensions, embedder.model_id, 5)
+    preset = common.PresetBackend(embedder.model_id, embedder.dimensions, seed=5)
     registry = instant_registry(uri, graph, preset)
     found: dict[str, dict[str, float]] = {}
     try:
