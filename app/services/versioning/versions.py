@@ -100,11 +100,16 @@ async def create(
     """Creates memories (property maps with their `embedding`, or None) as current nodes of change
     `seq`, linked to their sessions and with their first `links` (outgoing, to nodes by
     element id); returns them in order."""
-    by_memory: dict[str, list[dict[str, Any]]] = {}
+    # One link per memory, type and target (the statement creates each it is given).
+    by_memory: dict[str, dict[tuple[str, str | None], dict[str, Any]]] = {}
     for item in links:
-        by_memory.setdefault(item.memory_id, []).append(
-            {"type": item.type, "target_node": item.target_node, "props": item.props}
-        )
+        own = by_memory.setdefault(item.memory_id, {})
+        props = own.get((item.type, item.target_node), {}).get("props", {})
+        own[(item.type, item.target_node)] = {
+            "type": item.type,
+            "target_node": item.target_node,
+            "props": {**props, **item.props},
+        }
     rows = await tx.run(
         "versions/create",
         seq=seq,
@@ -115,7 +120,7 @@ async def create(
                 "embedding": None
                 if props["embedding"] is None
                 else packed_vector(props["embedding"]),
-                "links": by_memory.get(props["memory_id"], []),
+                "links": list(by_memory.get(props["memory_id"], {}).values()),
             }
             for props in memories
         ],
