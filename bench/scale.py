@@ -875,8 +875,10 @@ def measure(
     embedder: Embedder,
     sets: plan.QuerySets,
     query_vectors: dict[str, list[list[float]]],
+    jobs: bool = True,
 ) -> dict[str, Any]:
-    """Every figure at one size (see the module docstring)."""
+    """Every figure at one size (see the module docstring); the scheduled jobs only when
+    `jobs`."""
     db = common.driver(uri)
     figures: dict[str, Any] = {"size": size, "code": common.code_state(), "loads": []}
     try:
@@ -952,10 +954,12 @@ def measure(
             common.log("export of the large user")
             figures["export"] = asyncio.run(export(url, plan.LARGE_USER))
             figures["service_rss_mib"] = sum(row.get("VmRSS", 0.0) for row in service.memory())
-            common.log("the scheduled jobs, retrieves meanwhile")
-            idle = {combo: run["p95_ms"] / 1000 for combo, run in figures["retrieve"].items()}
-            figures["jobs"] = jobs_with_retrieves(uri, url, chosen, idle)
-            figures["loads"].append(common.load_line("after the jobs"))
+            figures["jobs"] = {}
+            if jobs:
+                common.log("the scheduled jobs, retrieves meanwhile")
+                idle = {combo: run["p95_ms"] / 1000 for combo, run in figures["retrieve"].items()}
+                figures["jobs"] = jobs_with_retrieves(uri, url, chosen, idle)
+                figures["loads"].append(common.load_line("after the jobs"))
         figures["counts_after_jobs"] = counts(db)
         figures["neo4j_after_jobs"] = neo4j_figures(db, directory)
     finally:
@@ -1386,6 +1390,12 @@ def arguments() -> argparse.Namespace:
         "disk use and RSS",
     )
     parser.add_argument("--load-workers", type=int, default=LOAD_WORKERS)
+    parser.add_argument(
+        "--no-jobs",
+        action="store_true",
+        help="leave out the scheduled jobs (their first pass over a database loaded at once "
+        "compares every memory: hours at a million)",
+    )
     parser.add_argument("--run-jobs", help=argparse.SUPPRESS)
     return parser.parse_args()
 
@@ -1453,7 +1463,9 @@ def main() -> None:
             db = common.driver(database.uri)
             db.execute_query("CALL db.awaitIndexes(3600)")
             db.close()
-            figures = measure(size, database.uri, directory, embedder, sets, query_vectors)
+            figures = measure(
+                size, database.uri, directory, embedder, sets, query_vectors, not args.no_jobs
+            )
             figures["load"] = load
             figures["plan"] = {
                 "background_users": len(at.background),
