@@ -25,9 +25,8 @@ WITH a, a.is_active
         AS compared
 // Read once per memory rather than once per partner: its embedding, and the memories it already
 // contradicts (checking each pair for a CONTRADICTS link was two thirds of the statement's reads).
-WITH a, compared, CASE WHEN compared THEN a.embedding END AS embedding,
-     CASE WHEN compared THEN COLLECT { MATCH (a)-[:CONTRADICTS]-(linked) RETURN linked } END
-       AS linked
+WITH a, compared, a.embedding AS embedding,
+     COLLECT { MATCH (a)-[:CONTRADICTS]-(linked) RETURN linked } AS linked
 CALL (a, compared, embedding, linked) {
   WITH a WHERE compared
   MATCH (a)-[:MENTIONS]->(e:Entity)

@@ -100,15 +100,13 @@ async def create(
     """Creates memories (property maps with their `embedding`, or None) as current nodes of change
     `seq`, linked to their sessions and with their first `links` (outgoing, to nodes by
     element id); returns them in order."""
-    # One link per memory, type and target (the statement creates each it is given).
+    # One link per memory, type and target: the statement creates each one it is given.
     by_memory: dict[str, dict[tuple[str, str | None], dict[str, Any]]] = {}
     for item in links:
-        own = by_memory.setdefault(item.memory_id, {})
-        props = own.get((item.type, item.target_node), {}).get("props", {})
-        own[(item.type, item.target_node)] = {
+        by_memory.setdefault(item.memory_id, {})[(item.type, item.target_node)] = {
             "type": item.type,
             "target_node": item.target_node,
-            "props": {**props, **item.props},
+            "props": item.props,
         }
     rows = await tx.run(
         "versions/create",
