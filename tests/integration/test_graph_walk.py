@@ -2,19 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from app.graph import Graph, packed_vector
 from app.services.retrieval.config import DEFAULT
 from app.services.retrieval.graph_walk import walk_params
 from app.services.scope import MAIN, Scope
-
-
-def _operators(plan: dict[str, Any]) -> list[tuple[str, str]]:
-    found = [(plan["operator"], plan["details"] or "")]
-    for child in plan["children"]:
-        found += _operators(child)
-    return found
+from tests.support.query_plans import operators
 
 
 async def test_a_walk_from_seed_memories_reads_each_by_its_id_not_every_memory_of_the_user(
@@ -28,6 +20,6 @@ async def test_a_walk_from_seed_memories_reads_each_by_its_id_not_every_memory_o
         "retrieval/expand",
         **walk_params(DEFAULT.graph, Scope("walk-plan", MAIN), [], ["no-such-memory"], direction),
     )
-    seeks = [details for operator, details in _operators(plan) if "Seek" in operator]
+    seeks = [details for operator, details in operators(plan) if "Seek" in operator]
     assert any("m:Memory(memory_id, branch)" in details for details in seeks), seeks
     assert not any("m:Memory(user_id)" in details for details in seeks), seeks

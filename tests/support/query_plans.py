@@ -13,6 +13,7 @@ import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
+from typing import Any
 
 from neo4j import AsyncDriver
 
@@ -87,3 +88,12 @@ def made_elsewhere(used: set[Plan], made: set[Plan]) -> list[str]:
         for plan in used
         if plan.statement not in planned
     )
+
+
+def operators(plan: dict[str, Any]) -> list[tuple[str, str]]:
+    """Each operator of an executed plan as the service reports it (app.graph.plan_summary:
+    `Graph.profile`, `explain: "analyze"`), with its details, from the root down."""
+    found = [(str(plan["operator"]), plan["details"] or "")]
+    for child in plan["children"]:
+        found += operators(child)
+    return found
