@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import random
 import time
 import uuid
 from collections.abc import Awaitable, Callable
@@ -38,7 +37,7 @@ import common
 import neo4j
 from data.corpus import memory_texts, queries
 from quart.testing.app import TestApp
-from store_speed import BenchCaller, InstantBackend, instant_registry, random_unit_vector
+from store_speed import BenchCaller, instant_registry
 
 from app import create_app
 from app.api.context import EXTENSION
@@ -67,18 +66,14 @@ FULLTEXT_WORDS = ("deploy", "team", "review")
 Read = Callable[[str | None, int], Awaitable[Any]]  # (as_of or None for now, rep) -> answer
 
 
-async def build(
-    registry: Registry, driver: neo4j.AsyncDriver, instant: InstantBackend, caller: BenchCaller
-) -> list[str]:
+async def build(registry: Registry, driver: neo4j.AsyncDriver, caller: BenchCaller) -> list[str]:
     """The user's memories and their versions; the moment after each of the first four rounds
     (the store, then three of feedback: the fifth versions are the current ones)."""
-    rng = random.Random(5)
     texts = memory_texts(MEMORIES)
     ids: list[str] = []
     started = time.perf_counter()
     for start in range(0, MEMORIES, BATCH):
         chunk = texts[start : start + BATCH]
-        instant.vectors = [random_unit_vector(instant.dimensions, rng) for _ in chunk]
         stored = await memories.store_batch(
             registry, caller, [NewMemory(content=text) for text in chunk], None
         )
@@ -169,13 +164,13 @@ async def run(uri: str) -> None:
     app = create_app(common.settings(uri, instance_id="bench-as-of"), embedder=embedder)
     async with TestApp(app, startup_timeout=600, shutdown_timeout=60):
         registry: Registry = app.extensions[EXTENSION]
-        instant = InstantBackend(embedder.dimensions)
-        instant.model_id = embedder.model_id  # as if it had encoded them (a database kept after)
-        writer = instant_registry(uri, registry.graph, instant)
+        # Random vectors under the model's id, as if it had encoded them (a database kept after).
+        random_vectors = common.PresetBackend(embedder.model_id, embedder.dimensions, seed=5)
+        writer = instant_registry(uri, registry.graph, random_vectors)
         caller = BenchCaller(f"bench-as-of-{uuid.uuid4().hex[:8]}")
         driver = neo4j.AsyncGraphDatabase.driver(uri, auth=None, notifications_min_severity="OFF")
         try:
-            moments = await build(writer, driver, instant, caller)
+            moments = await build(writer, driver, caller)
         finally:
             await driver.close()
         common.wait_for_quiet()

@@ -33,9 +33,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-import math
 import os
-import random
 import time
 import uuid
 from collections import defaultdict
@@ -176,25 +174,6 @@ class BenchCaller:
     active_branch: str = "main"
 
 
-class InstantBackend:
-    """Hands back vectors computed beforehand, so store_batch's own time excludes encoding."""
-
-    def __init__(self, dimensions: int) -> None:
-        self.dimensions = dimensions
-        self.model_id = f"instant:{dimensions}"
-        self.vectors: list[list[float]] = []
-
-    async def start(self) -> None:
-        return None
-
-    async def embed(self, texts: list[str], role: Any) -> list[list[float]]:
-        assert len(texts) == len(self.vectors)
-        return self.vectors
-
-    async def close(self) -> None:
-        return None
-
-
 def pack_seconds(vectors: list[list[float]]) -> list[float]:
     """Seconds to turn 100 embeddings into the statement's parameter (app.graph.packed_vector)
     and pack them as the Bolt driver does (its own Packer; the pure-Python one unless
@@ -229,15 +208,15 @@ async def neo4j_write(uri: str, embedder: Any, texts: Texts, run_id: str) -> dic
     (the difference is what sending, storing and indexing the embeddings costs).
     """
     graph = Graph.connect(uri, "", "", "neo4j")
-    instant = InstantBackend(embedder.dimensions)
-    registry = instant_registry(uri, graph, instant)
+    preset = common.PresetBackend(BENCH_MODEL, embedder.dimensions)
+    registry = instant_registry(uri, graph, preset)
     timings: dict[str, list[float]] = defaultdict(list)
     try:
         # Vectors need not belong to their texts for timing: encode one batch, reuse it.
         vectors = common.encode_now(embedder, texts.take(BATCH))
-        instant.vectors = vectors
         for n in range(PROFILE_BATCHES):
             chunk = texts.take(BATCH)
+            preset.preset = dict(zip(chunk, vectors, strict=True))
             caller = BenchCaller(f"bench-profile-{run_id}-batch-{n}")
             items = [NewMemory(content=text) for text in chunk]
             began = time.perf_counter()
@@ -325,22 +304,16 @@ class TimedGraph(Graph):
         return done
 
 
-def instant_registry(uri: str, graph: Graph, instant: InstantBackend) -> Registry:
+def instant_registry(uri: str, graph: Graph, preset: common.PresetBackend) -> Registry:
     """The service's use cases over `graph`, with embeddings computed beforehand (no cache: the
     same texts may come with other vectors)."""
     return Registry(
         settings=common.settings(uri),
         graph=graph,
-        embedder=Embedder(instant, cache_size=0),
+        embedder=Embedder(preset, cache_size=0),
         limiter=RateLimiter(enabled=False),
         instance_id="bench-store",
     )
-
-
-def random_unit_vector(dimensions: int, rng: random.Random) -> list[float]:
-    values = [rng.gauss(0.0, 1.0) for _ in range(dimensions)]
-    norm = math.sqrt(sum(value * value for value in values))
-    return [value / norm for value in values]
 
 
 async def warm_database(uri: str, texts: list[str], dimensions: int, run_id: str) -> None:
@@ -351,13 +324,10 @@ async def warm_database(uri: str, texts: list[str], dimensions: int, run_id: str
     Random vectors: nothing to encode.
     """
     graph = Graph.connect(uri, "", "", "neo4j")
-    instant = InstantBackend(dimensions)
-    registry = instant_registry(uri, graph, instant)
-    rng = random.Random(7)
+    registry = instant_registry(uri, graph, common.PresetBackend(BENCH_MODEL, dimensions, seed=7))
     caller = BenchCaller(f"bench-warm-{run_id}")
     try:
         for n in range(DATABASE_WARMUP):
-            instant.vectors = [random_unit_vector(dimensions, rng)]
             item = StoreMemory(content=f"{texts[n % len(texts)]} (#{n})")
             await memories.store(registry, caller, item)
     finally:
@@ -377,8 +347,8 @@ async def single_write(
     transaction log write and its fsync alone).
     """
     graph = TimedGraph.connect(uri, "", "", "neo4j")
-    instant = InstantBackend(embedder.dimensions)
-    registry = instant_registry(uri, graph, instant)
+    preset = common.PresetBackend(BENCH_MODEL, embedder.dimensions)
+    registry = instant_registry(uri, graph, preset)
     timings: dict[str, list[float]] = defaultdict(list)
     user_id = f"bench-single-profile-{run_id}"
     caller = BenchCaller(user_id)
@@ -388,7 +358,7 @@ async def single_write(
             began = time.perf_counter()
             await graph.read("users/state", user_id=user_id)
             timings["auth"].append(time.perf_counter() - began)
-            instant.vectors = common.encode_now(embedder, [text])
+            preset.preset = {text: common.encode_now(embedder, [text])[0]}
             variant = ("full", "no_embedding", "open_only")[n % 3]
             if variant == "full":
                 await memories.store(registry, caller, StoreMemory(content=text))
