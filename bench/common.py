@@ -229,9 +229,10 @@ class PresetBackend:
         return None
 
     async def embed(self, texts: Sequence[str], role: str) -> list[list[float]]:
-        known = self.preset if role == "document" or self._rng is None else {}
         if self._rng is None:
-            return [known[text] for text in texts]
+            return [self.preset[text] for text in texts]
+        # With a seed, a query is never one of the preset documents: it gets a random vector.
+        known = self.preset if role == "document" else {}
         unknown = [text for text in texts if text not in known]
         extra = dict(zip(unknown, self.random(len(unknown)), strict=True))
         return [known.get(text) or extra[text] for text in texts]
