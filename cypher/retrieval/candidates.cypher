@@ -12,15 +12,15 @@
 // Now ($p.seq null) it reads current nodes only. With $p.seq, the branch as it stood after that
 // change (as_of, see services/versioning/as_of): its nodes alive then (created by then, not
 // ended by then), current ones in memory_embedding and past versions in
-// memory_version_embedding, each filtered inside its index, and full-text hits from the index
-// of every version ($p.index: memory_history_content, whose Lucene query keeps the nodes alive
-// then); a copy-on-write branch reads main's nodes only for memories it has no node of at all,
+// memory_version_embedding, each filtered inside its index, and full-text hits from
+// memory_content and memory_version_content ($p.indexes) with a Lucene query that keeps the
+// nodes alive then, merged by score; a copy-on-write branch reads main's nodes only for memories it has no node of at all,
 // current or past (as memories/list does). The query's names count as the user's entities
 // only where a memory alive then mentions them.
 // params: halves (a list of "vector" and "text"), user_id, branch, view_seq (or null), shadows,
-//         seq (or null: now), vector, vector_k, index (the full-text index: memory_content now,
-//         memory_history_content with seq), lucene (or null), text_k, memory_types (or null),
-//         subject_id (or null), session_id (or null: no strict session filter), hub_limit (the
+//         seq (or null: now), vector, vector_k, indexes (the full-text indexes: memory_content
+//         now, memory_version_content too with seq), lucene (or null), text_k, memory_types
+//         (or null), subject_id (or null), session_id (or null: no strict session filter), hub_limit (the
 //         graph walk's), names (entity keys the query could hold, to look up among the user's
 //         entities), seed_ranks (for how many of each half's best hits `seeds` is counted),
 //         keys and compacts (the query's own entity keys, and the same without spaces)
@@ -154,9 +154,9 @@ CALL () {
   UNWIND range(0, size(hits) - 1) AS rank
   RETURN hits[rank].m AS m, hits[rank].score AS vector_score, null AS text_score, rank
   UNION ALL
-  UNWIND (CASE WHEN $p.lucene IS NULL OR NOT 'text' IN $p.halves THEN [] ELSE [$p.lucene] END)
-    AS lucene
-  CALL db.index.fulltext.queryNodes($p.index, lucene, {limit: $p.text_k + $p.shadows})
+  UNWIND (CASE WHEN $p.lucene IS NULL OR NOT 'text' IN $p.halves THEN [] ELSE $p.indexes END)
+    AS index
+  CALL db.index.fulltext.queryNodes(index, $p.lucene, {limit: $p.text_k + $p.shadows})
     YIELD node, score
   WITH node AS m, score
   // A memory stored without an embedding (embedding_model '') is for full-text search only.

@@ -2,20 +2,26 @@
 // A copy-on-write branch (see scope.Scope) also reads main's nodes created up to $p.view_seq
 // that it has no node of its own for (the Lucene query takes them too). Now: the index of
 // current memories (memory_content); with $p.seq, as the branch stood after that change
-// (as_of): the index of every version (memory_history_content), whose Lucene query keeps the
-// nodes alive then, checked here again (main's nodes only for memories the branch has no node
-// of at all, current or past, as memories/list reads them).
+// (as_of): that index and the one of past versions (memory_version_content), with a Lucene
+// query that keeps the nodes alive then, checked here again (main's nodes only for memories the
+// branch has no node of at all, current or past, as memories/list reads them); their hits
+// merged by score.
 // Metadata compares with Cypher equality, so 2 = 2.0 and "2" <> 2.
-// params: index, lucene, fetch, user_id, branch, view_seq (or null), seq (or null: now),
+// params: indexes (the full-text indexes to search), lucene, fetch, user_id, branch, view_seq (or null), seq (or null: now),
 //         subject_id, memory_types, session_id, trust_tier, metadata (map of node properties,
 //         keys already meta_<key>), limit
-// returns: raw_hits (hits the index gave), lowest (their lowest score),
+// returns: lowest (the highest of the lowest scores of the indexes that gave `fetch` hits: hits
+//          below it may lie beyond the fetch; null when every index gave fewer),
 //          page (list of {memory, score}, score descending then memory_id ascending;
 //          timestamps as ISO strings, cheaper to decode)
-CALL db.index.fulltext.queryNodes($p.index, $p.lucene, {limit: $p.fetch})
-  YIELD node, score
-WITH collect({m: node, score: score}) AS hits
-WITH size(hits) AS raw_hits, hits[-1].score AS lowest,
+UNWIND $p.indexes AS index
+CALL (index) {
+  CALL db.index.fulltext.queryNodes(index, $p.lucene, {limit: $p.fetch}) YIELD node, score
+  WITH collect({m: node, score: score}) AS found
+  RETURN found, CASE WHEN size(found) >= $p.fetch THEN found[-1].score END AS cut
+}
+WITH reduce(merged = [], list IN collect(found) | merged + list) AS hits, max(cut) AS lowest
+WITH lowest,
      [hit IN hits WHERE hit.m.user_id = $p.user_id AND hit.m.is_active
         AND (($p.seq IS NULL AND hit.m:Memory)
              OR (hit.m.created_seq <= $p.seq AND coalesce(hit.m.ended_seq > $p.seq, true)))
@@ -41,4 +47,4 @@ CALL (kept) {
     score: score
   }) AS page
 }
-RETURN raw_hits, lowest, page
+RETURN lowest, page

@@ -208,8 +208,9 @@ async def test_changed_shipped_migration_is_refused(
 async def test_history_reads_migrate_a_database_that_holds_memories(
     graph: Graph, neo4j_driver: AsyncDriver, client: TestClientProtocol
 ) -> None:
-    """V0015 on a database as earlier versions left it (past versions without ended_seq_text,
-    no full-text index of every version): every version is kept and found as of its time."""
+    """V0015 and V0016 on a database as earlier versions left it (past versions without
+    ended_seq_text, no full-text index of past versions): every version is kept and found as
+    of its time."""
     owner = await create_user(client, "migrated")
     first = await store(client, owner.headers, "The quarterly report goes to Ines")
     await correct(client, owner.headers, first["memory_id"], "The quarterly report goes to Omar")
@@ -224,11 +225,11 @@ async def test_history_reads_migrate_a_database_that_holds_memories(
         "MATCH (v:MemoryVersion {user_id: $user_id}) REMOVE v.ended_seq_text",
         user_id=owner.user_id,
     )
-    await query(neo4j_driver, "DROP INDEX memory_history_content IF EXISTS")
+    await query(neo4j_driver, "DROP INDEX memory_version_content IF EXISTS")
     await query(neo4j_driver, "DROP INDEX change_user_time IF EXISTS")
-    await query(neo4j_driver, "MATCH (m:Migration {version: 15}) DELETE m")
+    await query(neo4j_driver, "MATCH (m:Migration) WHERE m.version IN [15, 16] DELETE m")
 
-    assert await apply(graph) == [15]
+    assert await apply(graph) == [15, 16]
     await query(neo4j_driver, "CALL db.awaitIndexes(300)")
 
     after = await query(neo4j_driver, versions, user_id=owner.user_id)
@@ -245,3 +246,6 @@ async def test_history_reads_migrate_a_database_that_holds_memories(
         json={"query": "quarterly report", "as_of": stored_at},
     )
     assert [memory["content"] for memory in found] == ["The quarterly report goes to Ines"]
+    indexes = await query(neo4j_driver, "SHOW FULLTEXT INDEXES YIELD name RETURN name")
+    names = {row["name"] for row in indexes}
+    assert "memory_version_content" in names and "memory_history_content" not in names

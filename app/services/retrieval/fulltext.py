@@ -1,6 +1,6 @@
 """Full-text search: the purely lexical path, the full-text index with exact pre-filters and no
 embedding, ordered by the index's score, then memory_id; now, or as the memory stood at a past
-moment (`as_of`: the index of every version)."""
+moment (`as_of`: current memories and past versions, each from its own index)."""
 
 from __future__ import annotations
 
@@ -13,14 +13,17 @@ from app.services.versioning.as_of import AsOf, read_scope
 
 FULLTEXT_MIN_FETCH = 100
 FULLTEXT_MAX_FETCH = 100_000
-# The full-text indexes (migrations): of current memories, and of every version (as_of).
+# The full-text indexes (migrations): of current memories, and of past versions (as_of).
 CURRENT_INDEX = "memory_content"
-HISTORY_INDEX = "memory_history_content"
+VERSION_INDEX = "memory_version_content"
 
 
-def index_for(as_of: AsOf) -> str:
-    """The full-text index a read of that state searches."""
-    return HISTORY_INDEX if as_of.past else CURRENT_INDEX
+def indexes_for(as_of: AsOf) -> list[str]:
+    """The full-text indexes a read of that state searches: a past state holds current
+    memories (those created by then) and past versions (those alive then). Each index weighs
+    words by the documents it holds, so their scores are alike but not equal: close enough to
+    merge hits by score, as a past state is read far less often than a store writes one."""
+    return [CURRENT_INDEX, VERSION_INDEX] if as_of.past else [CURRENT_INDEX]
 
 
 async def search(registry: Registry, caller: Caller, request: FulltextRequest) -> list[Memory]:
@@ -34,7 +37,7 @@ async def search(registry: Registry, caller: Caller, request: FulltextRequest) -
         row = (
             await registry.graph.read(
                 "retrieval/fulltext",
-                index=index_for(as_of),
+                indexes=indexes_for(as_of),
                 lucene=lucene,
                 fetch=fetch,
                 **scope.params(),
@@ -48,10 +51,11 @@ async def search(registry: Registry, caller: Caller, request: FulltextRequest) -
             )
         )[0]
         page = row["page"]
-        exhausted = row["raw_hits"] < fetch
-        # More hits beyond the fetch could still belong (filters dropped too many, or a tie
-        # with the last kept score continues past the fetch): fetch more.
-        settled = len(page) == request.limit and page[-1]["score"] > row["lowest"]
+        # More hits beyond the fetch of an index that gave all it was asked for could still
+        # belong (filters dropped too many, or a tie with the last kept score continues past
+        # the fetch): fetch more.
+        exhausted = row["lowest"] is None
+        settled = len(page) == request.limit and page[-1]["score"] > (row["lowest"] or 0.0)
         if exhausted or settled or fetch >= FULLTEXT_MAX_FETCH:
             return [to_memory(hit["memory"], hit["score"], as_of.at) for hit in page]
         fetch = min(FULLTEXT_MAX_FETCH, fetch * 4)

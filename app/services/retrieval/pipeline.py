@@ -23,7 +23,7 @@ from app.services.memory_view import current_confidence, to_memory, whole
 from app.services.plugins import effects
 from app.services.retrieval import fusion, graph_stage, graph_walk, ranking, time_window
 from app.services.retrieval.config import DEFAULT, RetrievalConfig
-from app.services.retrieval.fulltext import index_for
+from app.services.retrieval.fulltext import indexes_for
 from app.services.retrieval.query_text import content_words, lucene_query, words
 from app.services.retrieval.time_window import TimeWindow
 from app.services.scope import MAIN, Caller, MemoryFilter, Scope
@@ -118,7 +118,7 @@ def first_stage_params(
         "seq": as_of.seq,
         "vector": vector,
         "vector_k": vector_k,
-        "index": index_for(as_of),
+        "indexes": indexes_for(as_of),
         "lucene": lucene if sources.fulltext else None,
         "text_k": text_k,
         "hub_limit": config.graph.hub_limit,
