@@ -7,9 +7,9 @@
 // branch has no node of at all, current or past, as memories/list reads them); their hits
 // merged by score.
 // Metadata compares with Cypher equality, so 2 = 2.0 and "2" <> 2.
-// params: indexes (the full-text indexes to search), lucene, fetch, user_id, branch, view_seq (or null), seq (or null: now),
-//         subject_id, memory_types, session_id, trust_tier, metadata (map of node properties,
-//         keys already meta_<key>), limit
+// params: indexes (the full-text indexes to search), lucene, fetch, user_id, branch, view_seq
+//         (or null), seq (or null: now), subject_id, memory_types, session_id, trust_tier,
+//         metadata (map of node properties, keys already meta_<key>), limit
 // returns: lowest (the highest of the lowest scores of the indexes that gave `fetch` hits: hits
 //          below it may lie beyond the fetch; null when every index gave fewer),
 //          page (list of {memory, score}, score descending then memory_id ascending;

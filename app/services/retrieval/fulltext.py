@@ -54,8 +54,8 @@ async def search(registry: Registry, caller: Caller, request: FulltextRequest) -
         # More hits beyond the fetch of an index that gave all it was asked for could still
         # belong (filters dropped too many, or a tie with the last kept score continues past
         # the fetch): fetch more.
-        exhausted = row["lowest"] is None
-        settled = len(page) == request.limit and page[-1]["score"] > (row["lowest"] or 0.0)
-        if exhausted or settled or fetch >= FULLTEXT_MAX_FETCH:
+        lowest = row["lowest"]
+        settled = lowest is None or (len(page) == request.limit and page[-1]["score"] > lowest)
+        if settled or fetch >= FULLTEXT_MAX_FETCH:
             return [to_memory(hit["memory"], hit["score"], as_of.at) for hit in page]
         fetch = min(FULLTEXT_MAX_FETCH, fetch * 4)
