@@ -196,6 +196,26 @@ def recall(db: Any, corpus: Corpus, vectors: list[list[float]], k: int) -> float
     return found / (k * len(vectors))
 
 
+async def stage_recall(
+    uri: str, corpus: Corpus, texts: Sequence[str], vectors: Sequence[Sequence[float]], k: int
+) -> float:
+    """The share of the exact top k among the service's first-stage candidates (its vector half,
+    searched again deeper when its full-text half shows the first search missed, and its
+    full-text hits), from this process."""
+    graph = Graph.connect(uri, "", "", "neo4j")
+    found = 0
+    try:
+        for text, vector in zip(texts, vectors, strict=True):
+            row, _, _ = await pipeline.first_stage(
+                graph, first_stage(corpus.user_id, vector, text), analyze=False
+            )
+            held = {candidate["memory"]["memory_id"] for candidate in row["candidates"]}
+            found += len(held.intersection(exact_top(corpus, vector, k)))
+    finally:
+        await graph.close()
+    return found / (k * len(texts))
+
+
 def floor_parts(db: Any, embedder: Any, user_id: str, text: str) -> tuple:
     """Seconds of each floor component for one query: encode, raw vector, raw full-text."""
     began = time.perf_counter()

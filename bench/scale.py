@@ -10,7 +10,8 @@ Grows one database through the sizes asked (`--sizes`, default 10,000, 100,000, 
   full-text query, in blocks alternating with the service's), and the service's own stage
   timings (`explain`) with and without the graph stage; the first stage's statement run from
   here with and without counting its candidates' entities (the entity lookups);
-- vector recall@10 (and at the first stage's depth) against exact cosine, both users;
+- vector recall@10 against exact cosine, both users: of a search for 10, among the 40 the
+  vector half keeps, and among the first stage's candidates (its deeper second search included);
 - single store p50/p95 for both users (one-text encode beside it), and the statements of one
   store timed from here; batch ingestion (`POST /v1/memories/batch`, 100 a call) in memories/s;
   and the load rate reached while growing (the service's batch store use case, precomputed
@@ -73,6 +74,7 @@ from retrieval_speed import (
     floor_parts,
     recall,
     retrieve_run,
+    stage_recall,
 )
 from store_speed import TimedGraph, instant_registry
 
@@ -898,6 +900,9 @@ def measure(
                 **{
                     f"{words}_at_10": recall(db, corpus, query_vectors[words], 10) for words in SETS
                 },
+                "first_stage_at_10": asyncio.run(
+                    stage_recall(uri, corpus, sets.rare + sets.common, vectors, 10)
+                ),
             }
             common.log(f"{user}: {figures['users'][user]}, recall {figures['recall'][user]}")
         chosen = {"rare": sets.rare, "common": sets.common}
@@ -1036,6 +1041,7 @@ def report_size(figures: dict[str, Any]) -> None:
                 "rare words",
                 "common words",
                 f"recall@{CANDIDATES}",
+                "first stage",
             ],
             [
                 [
@@ -1047,6 +1053,7 @@ def report_size(figures: dict[str, Any]) -> None:
                     figures["recall"][user].get("rare_at_10", ""),
                     figures["recall"][user].get("common_at_10", ""),
                     figures["recall"][user][f"at_{CANDIDATES}"],
+                    figures["recall"][user].get("first_stage_at_10", ""),
                 ]
                 for user, u in users.items()
             ],
@@ -1260,10 +1267,17 @@ def summary(results: dict[str, dict[str, Any]]) -> None:
                     common.verdict(ratio, RETRIEVE_RATIO_TARGET, higher_is_better=False),
                 ]
             )
-    lowest = min(f["recall"][user]["at_10"] for f in results.values() for user in USERS)
+    # What ranking sees: the exact top 10 among the first stage's candidates (the vector half,
+    # searched again deeper when it missed, and the full-text half); sizes measured before it
+    # was recorded count by the vector search's 40 kept.
+    lowest = min(
+        f["recall"][user].get("first_stage_at_10", f["recall"][user][f"at_{CANDIDATES}"])
+        for f in results.values()
+        for user in USERS
+    )
     targets.append(
         [
-            "vector recall@10, lowest of both users at every size",
+            "first-stage recall@10, lowest of both users at every size",
             lowest,
             f">= {RECALL_TARGET}",
             common.verdict(lowest, RECALL_TARGET),

@@ -18,7 +18,8 @@
 // current or past (as memories/list does). The query's names count as the user's entities
 // only where a memory alive then mentions them.
 // params: halves (a list of "vector" and "text"), user_id, branch, view_seq (or null), shadows,
-//         seq (or null: now), vector, vector_k, indexes (the full-text indexes: memory_content
+//         seq (or null: now), vector, vector_k (the vector hits kept), vector_depth (how
+//         many each vector search looks for, at least vector_k: see config.Candidates), indexes (the full-text indexes: memory_content
 //         now, memory_version_content too with seq), lucene (or null), text_k, memory_types
 //         (or null), subject_id (or null), session_id (or null: no strict session filter), hub_limit (the
 //         graph walk's), names (entity keys the query could hold, to look up among the user's
@@ -50,7 +51,7 @@ CALL () {
         VECTOR INDEX memory_embedding
         FOR $p.vector
         WHERE m.user_id = $p.user_id AND m.branch = $p.branch AND m.is_active = true
-        LIMIT $p.vector_k
+        LIMIT $p.vector_depth
       ) SCORE AS score
     RETURN m, score
     UNION ALL
@@ -62,7 +63,7 @@ CALL () {
         FOR $p.vector
         WHERE m.user_id = $p.user_id AND m.branch = $p.branch AND m.is_active = true
           AND m.created_seq <= $p.seq
-        LIMIT $p.vector_k
+        LIMIT $p.vector_depth
       ) SCORE AS score
     RETURN m, score
     UNION ALL
@@ -74,7 +75,7 @@ CALL () {
         FOR $p.vector
         WHERE m.user_id = $p.user_id AND m.branch = $p.branch AND m.is_active = true
           AND m.created_seq <= $p.seq AND m.ended_seq > $p.seq
-        LIMIT $p.vector_k
+        LIMIT $p.vector_depth
       ) SCORE AS score
     RETURN m, score
     UNION ALL
@@ -86,7 +87,7 @@ CALL () {
         FOR $p.vector
         WHERE m.user_id = $p.user_id AND m.branch = 'main' AND m.is_active = true
           AND m.created_seq <= $p.view_seq
-        LIMIT $p.vector_k + $p.shadows
+        LIMIT $p.vector_depth + $p.shadows
       ) SCORE AS score
     WITH m, score
     WHERE NOT EXISTS { (:Memory {memory_id: m.memory_id, branch: $p.branch}) }
@@ -105,7 +106,7 @@ CALL () {
           FOR $p.vector
           WHERE m.user_id = $p.user_id AND m.branch = $p.branch AND m.is_active = true
             AND m.memory_type = wanted
-          LIMIT $p.vector_k
+          LIMIT $p.vector_depth
         ) SCORE AS score
       RETURN m, score
       UNION ALL
@@ -116,7 +117,7 @@ CALL () {
           FOR $p.vector
           WHERE m.user_id = $p.user_id AND m.branch = $p.branch AND m.is_active = true
             AND m.created_seq <= $p.seq AND m.memory_type = wanted
-          LIMIT $p.vector_k
+          LIMIT $p.vector_depth
         ) SCORE AS score
       RETURN m, score
       UNION ALL
@@ -127,7 +128,7 @@ CALL () {
           FOR $p.vector
           WHERE m.user_id = $p.user_id AND m.branch = $p.branch AND m.is_active = true
             AND m.created_seq <= $p.seq AND m.ended_seq > $p.seq AND m.memory_type = wanted
-          LIMIT $p.vector_k
+          LIMIT $p.vector_depth
         ) SCORE AS score
       RETURN m, score
       UNION ALL
@@ -138,7 +139,7 @@ CALL () {
           FOR $p.vector
           WHERE m.user_id = $p.user_id AND m.branch = 'main' AND m.is_active = true
             AND m.created_seq <= $p.view_seq AND m.memory_type = wanted
-          LIMIT $p.vector_k + $p.shadows
+          LIMIT $p.vector_depth + $p.shadows
         ) SCORE AS score
       WITH m, score
       WHERE NOT EXISTS { (:Memory {memory_id: m.memory_id, branch: $p.branch}) }

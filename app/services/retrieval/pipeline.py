@@ -32,6 +32,9 @@ from app.services.versioning.as_of import NOW, AsOf, read_scope
 log = logging.getLogger(__name__)
 
 DEFAULT_TOP_K = {"retrieve": 5, "search": 10}
+# How much nearer than the vector half's weakest hit a full-text hit must be to prove the vector
+# search incomplete: the index's score and the statement's cosine round differently.
+SCORE_TOLERANCE = 1e-5
 
 
 def text_ranks(rows: list[dict[str, Any]]) -> dict[str, int]:
@@ -118,6 +121,8 @@ def first_stage_params(
         "seq": as_of.seq,
         "vector": vector,
         "vector_k": vector_k,
+        "vector_depth": vector_k,
+        "deeper_depth": sources.searched(vector_k),
         "indexes": indexes_for(as_of),
         "lucene": lucene if sources.fulltext else None,
         "text_k": text_k,
@@ -194,23 +199,61 @@ async def first_stage(
     reached (see graph_walk.Walk.first_keys). Otherwise its halves go as two statements at
     once (after the query's encode the server has both cores to run them on), and the walk as
     soon as the full-text half is back, beside the rest of the vector half: most questions
-    name no entity of the user's, and a walk that cannot start takes no core from them."""
+    name no entity of the user's, and a walk that cannot start takes no core from them. When
+    the full-text half shows that the vector half missed nearer memories (vector_missed), the
+    vector half runs again, `search_factor` times as deep, and its hits replace the first's."""
     walking = walk_from or _no_walk
+    # The query's names are looked up among the user's entities once, with the full-text half.
+    looked_up = {"names": [], **graph_walk.seed_params([])}
+    vector_only = {**params, "halves": ["vector"], **looked_up}
+    plan: dict[str, Any] | None = None
     if analyze:
         [row], plan = await graph.profile("retrieval/candidates", **params)
         found = merged([row])
-        return found, plan, await walking(found)
-    # The query's names are looked up among the user's entities once, with the full-text half.
-    looked_up = {"names": [], **graph_walk.seed_params([])}
-    vector_half = asyncio.ensure_future(
-        graph.read("retrieval/candidates", **{**params, "halves": ["vector"], **looked_up})
+        reached = await walking(found)
+    else:
+        vector_half = asyncio.ensure_future(graph.read("retrieval/candidates", **vector_only))
+        try:
+            [text_half] = await graph.read("retrieval/candidates", **{**params, "halves": ["text"]})
+            [vector_row], reached = await _together(vector_half, walking(text_half))
+        finally:
+            vector_half.cancel()  # when the full-text half failed; nothing once it is done
+        found = merged([vector_row, text_half])
+    if vector_missed(found["candidates"]):
+        [deeper] = await graph.read(
+            "retrieval/candidates", **{**vector_only, "vector_depth": params["deeper_depth"]}
+        )
+        found = with_deeper_vector_half(found, deeper)
+    return found, plan, reached
+
+
+def vector_missed(candidates: Sequence[dict[str, Any]]) -> bool:
+    """Whether the vector half provably missed memories nearer the query than those it kept: a
+    full-text hit (found by its words, filtered alike) is closer in meaning than the vector
+    half's weakest hit. The vector index is approximate, and a large user's search among
+    millions of other users' memories can settle in the wrong part of its graph
+    (docs/retrieval.md, "The vector index is approximate"); a search that found the nearest
+    memories never trips this."""
+    kept = [row["vector_score"] for row in candidates if row["vector_score"] is not None]
+    if not kept:
+        return False
+    weakest = min(kept)
+    return any(
+        row["vector_score"] is None and (row["similarity"] or 0.0) > weakest + SCORE_TOLERANCE
+        for row in candidates
     )
-    try:
-        [text_half] = await graph.read("retrieval/candidates", **{**params, "halves": ["text"]})
-        [vector_row], reached = await _together(vector_half, walking(text_half))
-    finally:
-        vector_half.cancel()  # when the full-text half failed; nothing once it is done
-    return merged([vector_row, text_half]), None, reached
+
+
+def with_deeper_vector_half(found: dict[str, Any], deeper: dict[str, Any]) -> dict[str, Any]:
+    """The first stage's row with the vector half's hits replaced by a deeper search's: a
+    memory only the shallow search found is dropped, one the full-text half found too stays as
+    a full-text hit."""
+    text_hits = [
+        {**row, "vector_score": None}
+        for row in found["candidates"]
+        if row["text_score"] is not None
+    ]
+    return merged([deeper, {**found, "candidates": text_hits}])
 
 
 async def _no_walk(found: dict[str, Any]) -> graph_walk.Reached | None:

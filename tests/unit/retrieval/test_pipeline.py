@@ -7,7 +7,12 @@ from typing import Any
 
 from app.graph import packed_vector
 from app.services.memory_view import NODE_FIELDS
-from app.services.retrieval.pipeline import first_stage_params, merged
+from app.services.retrieval.pipeline import (
+    first_stage_params,
+    merged,
+    vector_missed,
+    with_deeper_vector_half,
+)
 from app.services.scope import MAIN, MemoryFilter, Scope
 
 
@@ -15,12 +20,14 @@ def memory(memory_id: str) -> dict[str, Any]:
     return {**dict.fromkeys(NODE_FIELDS, "x"), "memory_id": memory_id}
 
 
-def row(memory_id: str, vector: float | None, text: float | None) -> dict[str, Any]:
+def row(
+    memory_id: str, vector: float | None, text: float | None, similarity: float = 0.5
+) -> dict[str, Any]:
     return {
         "memory": memory(memory_id),
         "vector_score": vector,
         "text_score": text,
-        "similarity": vector if vector is not None else 0.5,
+        "similarity": vector if vector is not None else similarity,
         "seeds": 0,
     }
 
@@ -77,3 +84,27 @@ def test_a_filter_applied_after_a_search_widens_that_search() -> None:
     # Types are filtered inside the vector index, not inside the full-text one.
     assert fetched(MemoryFilter(memory_types=["procedural"]), 5) == (40, 320)
     assert fetched(MemoryFilter(subject_id="alice"), 5) == (160, 320)
+
+
+def test_a_worded_memory_nearer_than_the_vector_halfs_weakest_proves_a_miss() -> None:
+    kept = [row("near", 0.71, None), row("weakest", 0.64, 3.0)]
+    assert vector_missed([*kept, row("closer", None, 2.0, similarity=0.69)])
+    assert not vector_missed([*kept, row("farther", None, 2.0, similarity=0.6)])
+    assert not vector_missed([row("only worded", None, 2.0, similarity=0.9)])  # no vector half
+
+
+def test_a_deeper_search_replaces_what_the_vector_half_found() -> None:
+    shallow = merged(
+        [
+            half(row("stray", 0.64, None), row("both", 0.66, None)),
+            half(row("both", None, 3.0), row("closer", None, 2.0, similarity=0.69)),
+        ]
+    )
+    deeper = half(row("closer", 0.69, None), row("nearest", 0.8, None))
+    found = with_deeper_vector_half(shallow, deeper)
+    scores = {
+        item["memory"]["memory_id"]: (item["vector_score"], item["text_score"])
+        for item in found["candidates"]
+    }
+    # The stray hit of the shallow search is gone; "both" stays for its words.
+    assert scores == {"nearest": (0.8, None), "closer": (0.69, 2.0), "both": (None, 3.0)}
