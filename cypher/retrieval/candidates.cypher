@@ -19,8 +19,9 @@
 // only where a memory alive then mentions them.
 // params: halves (a list of "vector" and "text"), user_id, branch, view_seq (or null), shadows,
 //         seq (or null: now), vector, vector_k (the vector hits kept), vector_depth (how
-//         many each vector search looks for, at least vector_k: see config.Candidates), indexes (the full-text indexes: memory_content
-//         now, memory_version_content too with seq), lucene (or null), text_k, memory_types
+//         many each vector search looks for, at least vector_k: see pipeline.first_stage),
+//         indexes (the full-text indexes: memory_content now, memory_version_content too
+//         with seq), lucene (or null), text_k, memory_types
 //         (or null), subject_id (or null), session_id (or null: no strict session filter), hub_limit (the
 //         graph walk's), names (entity keys the query could hold, to look up among the user's
 //         entities), seed_ranks (for how many of each half's best hits `seeds` is counted),

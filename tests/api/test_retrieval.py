@@ -255,6 +255,8 @@ async def test_explain_true_reports_timings(
     assert {"embed_ms", "candidates_ms", "rank_ms", "total_ms"} <= set(timings)
     assert all(value >= 0 for value in timings.values())
     assert timings["total_ms"] >= timings["candidates_ms"]
+    # A few memories are searched exactly: nothing nearer can be missed, no second search.
+    assert body["explain"]["vector_searched_deeper"] is False
     assert "ranking" not in body["explain"]
     assert "plan" not in body["explain"]
 

@@ -245,15 +245,15 @@ def vector_missed(candidates: Sequence[dict[str, Any]]) -> bool:
 
 
 def with_deeper_vector_half(found: dict[str, Any], deeper: dict[str, Any]) -> dict[str, Any]:
-    """The first stage's row with the vector half's hits replaced by a deeper search's: a
-    memory only the shallow search found is dropped, one the full-text half found too stays as
-    a full-text hit."""
+    """The first stage's row with the vector half's hits replaced by a deeper search's (and
+    marked `searched_deeper`): a memory only the shallow search found is dropped, one the
+    full-text half found too stays as a full-text hit."""
     text_hits = [
         {**row, "vector_score": None}
         for row in found["candidates"]
         if row["text_score"] is not None
     ]
-    return merged([deeper, {**found, "candidates": text_hits}])
+    return {**merged([deeper, {**found, "candidates": text_hits}]), "searched_deeper": True}
 
 
 async def _no_walk(found: dict[str, Any]) -> graph_walk.Reached | None:
@@ -280,6 +280,7 @@ class Gathered:
     timings: dict[str, float]
     # Why the query could not be embedded, when it could not: the full-text half answered alone.
     degraded: str | None = None
+    searched_deeper: bool = False  # the vector half searched again (see first_stage)
     # The event-time window the question is about (given, or read from the query), if any.
     window: TimeWindow | None = None
     window_given: bool = False
@@ -430,6 +431,7 @@ async def gather(
             "graph_ms": (expanded - queried) * 1000,
         },
         degraded=degraded,
+        searched_deeper=found.get("searched_deeper", False),
         window=window,
         window_given=given,
         as_of=as_of,
@@ -485,6 +487,8 @@ def _explain(
         "recipe": config.recipe,  # the retrieval configuration in effect (see config.RECIPES)
         "candidates": len(rows),
         "vector_hits": sum(1 for row in rows if row["vector_score"] is not None),
+        # Whether the vector half was searched again, deeper: a full-text hit proved it missed.
+        "vector_searched_deeper": gathered.searched_deeper,
         "text_hits": sum(1 for row in rows if row["text_score"] is not None),
         "feedback_weight": gathered.feedback_weight,
         "graph": expansion.summary(hits) if expansion else None,
