@@ -202,17 +202,11 @@ async def stage_recall(
     """The share of the exact top k among the service's first-stage candidates (its vector half,
     searched again deeper when its full-text half shows the first search missed, and its
     full-text hits), from this process."""
-    graph = Graph.connect(uri, "", "", "neo4j")
     found = 0
-    try:
-        for text, vector in zip(texts, vectors, strict=True):
-            row, _, _ = await pipeline.first_stage(
-                graph, first_stage(corpus.user_id, vector, text), analyze=False
-            )
-            held = {candidate["memory"]["memory_id"] for candidate in row["candidates"]}
-            found += len(held.intersection(exact_top(corpus, vector, k)))
-    finally:
-        await graph.close()
+    rows = await first_stages(uri, corpus.user_id, texts, vectors)
+    for (row, _), vector in zip(rows, vectors, strict=True):
+        held = {candidate["memory"]["memory_id"] for candidate in row["candidates"]}
+        found += len(held.intersection(exact_top(corpus, vector, k)))
     return found / (k * len(texts))
 
 
@@ -295,16 +289,26 @@ async def candidates_ms(uri: str, embedder: Any, user_id: str, texts: list[str])
     """Seconds of the service's own first stage (its two halves at once through the app's Graph,
     rows converted and merged as the service does), from this process."""
     vectors = common.encode_now(embedder, texts, "query")
+    return [seconds for _, seconds in await first_stages(uri, user_id, texts, vectors)]
+
+
+async def first_stages(
+    uri: str, user_id: str, texts: Sequence[str], vectors: Sequence[Sequence[float]]
+) -> list[tuple[dict[str, Any], float]]:
+    """The service's first stage for each query (through the app's Graph, as the service runs
+    it) from this process: its row and its seconds."""
     graph = Graph.connect(uri, "", "", "neo4j")
-    times = []
+    done = []
     try:
         for text, vector in zip(texts, vectors, strict=True):
             began = time.perf_counter()
-            await pipeline.first_stage(graph, first_stage(user_id, vector, text), analyze=False)
-            times.append(time.perf_counter() - began)
+            row, _, _ = await pipeline.first_stage(
+                graph, first_stage(user_id, vector, text), analyze=False
+            )
+            done.append((row, time.perf_counter() - began))
     finally:
         await graph.close()
-    return times
+    return done
 
 
 SLIM = (

@@ -46,7 +46,7 @@ class Candidates:
         return max(self.minimum, top_k * self.per_result)
 
     def searched(self, kept: int) -> int:
-        """How deep the vector index is searched for `kept` candidates."""
+        """How deep the vector index is searched again for `kept` candidates after a miss."""
         return kept * self.search_factor
 
     def text_wanted(self, top_k: int) -> int:

@@ -22,7 +22,7 @@ from app.services.governance import confidence
 from app.services.memory_view import current_confidence, to_memory, whole
 from app.services.plugins import effects
 from app.services.retrieval import fusion, graph_stage, graph_walk, ranking, time_window
-from app.services.retrieval.config import DEFAULT, RetrievalConfig
+from app.services.retrieval.config import DEFAULT, Candidates, RetrievalConfig
 from app.services.retrieval.fulltext import indexes_for
 from app.services.retrieval.query_text import content_words, lucene_query, words
 from app.services.retrieval.time_window import TimeWindow
@@ -121,8 +121,7 @@ def first_stage_params(
         "seq": as_of.seq,
         "vector": vector,
         "vector_k": vector_k,
-        "vector_depth": vector_k,
-        "deeper_depth": sources.searched(vector_k),
+        "vector_depth": vector_k,  # as deep as it keeps; deeper on a proven miss (first_stage)
         "indexes": indexes_for(as_of),
         "lucene": lucene if sources.fulltext else None,
         "text_k": text_k,
@@ -193,6 +192,7 @@ async def first_stage(
     params: dict[str, Any],
     analyze: bool,
     walk_from: Callable[[dict[str, Any]], Awaitable[graph_walk.Reached | None]] | None = None,
+    sources: Candidates = DEFAULT.candidates,
 ) -> tuple[dict[str, Any], dict[str, Any] | None, graph_walk.Reached | None]:
     """The first stage's row, its executed plan when `analyze` (both halves in one statement,
     so that the plan shows the whole stage), and what `walk_from` the names it looked up
@@ -201,7 +201,8 @@ async def first_stage(
     soon as the full-text half is back, beside the rest of the vector half: most questions
     name no entity of the user's, and a walk that cannot start takes no core from them. When
     the full-text half shows that the vector half missed nearer memories (vector_missed), the
-    vector half runs again, `search_factor` times as deep, and its hits replace the first's."""
+    vector half runs again, `sources.search_factor` times as deep, and its hits replace the
+    first's."""
     walking = walk_from or _no_walk
     # The query's names are looked up among the user's entities once, with the full-text half.
     looked_up = {"names": [], **graph_walk.seed_params([])}
@@ -221,7 +222,8 @@ async def first_stage(
         found = merged([vector_row, text_half])
     if vector_missed(found["candidates"]):
         [deeper] = await graph.read(
-            "retrieval/candidates", **{**vector_only, "vector_depth": params["deeper_depth"]}
+            "retrieval/candidates",
+            **{**vector_only, "vector_depth": sources.searched(params["vector_k"])},
         )
         found = with_deeper_vector_half(found, deeper)
     return found, plan, reached
@@ -361,6 +363,7 @@ async def gather(
             params,
             request.explain == "analyze",
             walk.walk_from(registry, scope, vector) if walk is not None else None,
+            config.candidates,
         )
     queried = time.perf_counter()
     rows: list[dict[str, Any]] = found["candidates"]
