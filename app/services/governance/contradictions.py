@@ -21,6 +21,13 @@ their frames hold the same words. They disagree when
   not one that holds many values at once ("the office is in Berlin" against "the office is in
   Munich"; but "invoice-api uses Redis" and "invoice-api uses Postgres" can both be true).
 
+A number written as an identifier ("#4411") says which record a clause is about, in its label
+too ("Ticket #4411: ..."): clauses about two records state nothing against each other. Two
+long texts (neither a short note) dispute a claim only when they are versions of one text, at
+least half of the shorter's claims made by the other too: two explanations, guides or reports
+that each work through their own example, steps or figures are about different things even
+where one sentence of each lines up ("set the pool to 8" in one guide, "to 32" in another).
+
 Clauses are compared through an index of their frames, so two long memories cost the sum of
 their clauses, not the product.
 """
@@ -82,6 +89,7 @@ _VALUE = re.compile(
     r"(?:st|nd|rd|th)?(?:,? \d{4})?\b"
     r"|\b(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b|(?:周|星期|礼拜)[一二三四五六日天])"
     r"|(?P<version>\bv?\d+\.\d+\.\d+(?:[.\-][0-9a-z]+)*\b|\bv\d+(?:\.\d+)?\b)"
+    r"|(?P<id>#\d[0-9a-z\-]*)"
     r"|(?P<number>\d+(?:[.,]\d+)*)",
     re.IGNORECASE,
 )
@@ -210,7 +218,10 @@ def _unlabelled(text: str) -> Clause:
     if label:
         rest = _clause(text[label.end() :])
         if _claim_words(rest) >= MIN_CLAIM_WORDS:
-            return rest
+            ids = _clause(text[: label.start()]).values.get("id", ())
+            if not ids:
+                return rest
+            return replace(rest, values={**rest.values, "id": ids + rest.values.get("id", ())})
     return _clause(text)
 
 
@@ -309,6 +320,9 @@ def _compare(a: Clause, b: Clause, named: bool) -> Disagreement | None:
     """How two clauses disagree; `named`: only about an entity both name where they agree."""
     if named and not _names(a) & _names(b):
         return None
+    ids = a.values.get("id"), b.values.get("id")
+    if ids[0] and ids[1] and set(ids[0]) != set(ids[1]):
+        return None  # two records (see the module docstring)
     if _same_claim(a, b):
         if a.negated != b.negated and a.values == b.values:
             return Disagreement("high", "one negates the other")
@@ -351,12 +365,24 @@ def _keys(clause: Clause) -> Iterator[tuple[object, ...]]:
         yield ("place", place, clause.frame[:place], clause.frame[place + 1 :])
 
 
+def _versions_of_one_text(first: Claims, second: Claims) -> bool:
+    """Whether at least half of the claims of the one with fewer are made by the other too
+    (the same words, whatever their values)."""
+    mine = {frozenset(clause.frame) for clause in first.clauses}
+    theirs = {frozenset(clause.frame) for clause in second.clauses}
+    fewer = min(len(mine), len(theirs))
+    return fewer > 0 and 2 * len(mine & theirs) >= fewer
+
+
 def disagreement(first: Claims, second: Claims) -> Disagreement | None:
     """How two parsed memories disagree, the most severe way first; None when they do not.
     A claim the other memory also states is not in dispute; unless both memories are short
-    notes, the clauses must name what they are about (see NOTE_SENTENCES). Only clauses that
-    meet in the index of frames are compared (every pair that can disagree does)."""
+    notes, the clauses must name what they are about (see NOTE_SENTENCES), and two long texts
+    must be versions of one text. Only clauses that meet in the index of frames are compared
+    (every pair that can disagree does)."""
     named = not (first.note and second.note)
+    if not (first.note or second.note) and not _versions_of_one_text(first, second):
+        return None
     stated = {_statement(c) for c in first.clauses} & {_statement(c) for c in second.clauses}
     index: dict[tuple[object, ...], list[int]] = {}
     for position, clause in enumerate(second.clauses):

@@ -227,3 +227,39 @@ def test_a_denial_or_a_changed_value_of_the_same_fact_disagrees(
         found = disagreement(parse(one), parse(other))
         assert found is not None and found.severity == "high"
         assert found.reason.startswith(kind)
+
+
+def test_records_with_different_identifiers_do_not_disagree() -> None:
+    first = "Ticket #4411 from the billing team: a refund of 120 EUR, approved 2025-03-02."
+    other_record = "Ticket #5902 from the billing team: a refund of 80 EUR, approved 2025-04-11."
+    same_record = "Ticket #4411 from the billing team: a refund of 95 EUR, approved 2025-03-02."
+    assert _between(first, other_record) is None
+    assert _between(other_record, first) is None
+    assert _between(first, same_record) == "high: different number: 120 vs 95"
+
+
+GUIDE = """Sure, here is how to speed up the {service} exports.
+First, open the settings of the {service} in the admin console.
+Set the worker pool of export-queue to {workers} to allow {workers} exports at once.
+Then restart the {service} and watch its latency for a day.
+{closing}"""
+
+
+def test_two_long_texts_disagree_only_as_versions_of_one_text() -> None:
+    # Two guides that each work through their own setting: one step lines up, nothing else.
+    guide = GUIDE.format(
+        service="report-api", workers=8, closing="Tell me how it goes with the reports."
+    )
+    other_guide = (
+        "Happy to help with the nightly backlog. The ingest-worker reads from export-queue.\n"
+        "Set the worker pool of export-queue to 32 to allow 32 exports at once.\n"
+        "Keep an eye on the memory of the ingest-worker while the backlog drains.\n"
+        "Once it is empty, lower the pool again."
+    )
+    assert _between(guide, other_guide) is None
+    assert _between(other_guide, guide) is None
+    # The same guide written again with one setting changed disputes that setting.
+    revised = GUIDE.format(
+        service="report-api", workers=16, closing="Tell me how it goes with the reports."
+    )
+    assert _between(guide, revised) == "high: different number: 8, 8 vs 16, 16"
