@@ -40,6 +40,7 @@ import string
 import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
+from functools import cached_property
 from typing import Literal
 
 import jieba
@@ -160,6 +161,12 @@ class Clause:
     names: dict[str, str]  # entity slot -> the name as written
     negated: bool
 
+    @cached_property
+    def statement(self) -> tuple[object, ...]:
+        """What the clause states: its frame, values and whether it is negated (read once per
+        clause, though consolidate compares a memory with many others)."""
+        return (self.frame, tuple(sorted(self.values.items())), self.negated)
+
 
 def _formula_word(formula: re.Match[str]) -> str:
     """An inline formula as one word of its own (letters only, so that no value is read in
@@ -199,6 +206,15 @@ class Claims:
 
     clauses: list[Clause]
     note: bool
+
+    @cached_property
+    def statements(self) -> frozenset[tuple[object, ...]]:
+        return frozenset(clause.statement for clause in self.clauses)
+
+    @cached_property
+    def frames(self) -> frozenset[frozenset[str]]:
+        """The claims' words, whatever their values."""
+        return frozenset(frozenset(clause.frame) for clause in self.clauses)
 
 
 def parse(text: str) -> Claims:
@@ -293,10 +309,6 @@ def _same_claim(a: Clause, b: Clause) -> bool:
     return mine == theirs or (len(mine | theirs) >= CLOSE_FRAME_WORDS and len(mine ^ theirs) <= 1)
 
 
-def _statement(clause: Clause) -> tuple[object, ...]:
-    return (clause.frame, tuple(sorted(clause.values.items())), clause.negated)
-
-
 def _names(clause: Clause) -> set[str]:
     """The entities a clause names, but capitalised words only where any word would be
     capitalised ("Consider ...", "Base Case: Verify"): no sign of a name there."""
@@ -368,10 +380,8 @@ def _keys(clause: Clause) -> Iterator[tuple[object, ...]]:
 def _versions_of_one_text(first: Claims, second: Claims) -> bool:
     """Whether at least half of the claims of the one with fewer are made by the other too
     (the same words, whatever their values)."""
-    mine = {frozenset(clause.frame) for clause in first.clauses}
-    theirs = {frozenset(clause.frame) for clause in second.clauses}
-    fewer = min(len(mine), len(theirs))
-    return fewer > 0 and 2 * len(mine & theirs) >= fewer
+    fewer = min(len(first.frames), len(second.frames))
+    return fewer > 0 and 2 * len(first.frames & second.frames) >= fewer
 
 
 def disagreement(first: Claims, second: Claims) -> Disagreement | None:
@@ -383,15 +393,15 @@ def disagreement(first: Claims, second: Claims) -> Disagreement | None:
     named = not (first.note and second.note)
     if not (first.note or second.note) and not _versions_of_one_text(first, second):
         return None
-    stated = {_statement(c) for c in first.clauses} & {_statement(c) for c in second.clauses}
+    stated = first.statements & second.statements
     index: dict[tuple[object, ...], list[int]] = {}
     for position, clause in enumerate(second.clauses):
-        if _statement(clause) not in stated:
+        if clause.statement not in stated:
             for key in _keys(clause):
                 index.setdefault(key, []).append(position)
     found: list[Disagreement] = []
     for a in first.clauses:
-        if _statement(a) in stated:
+        if a.statement in stated:
             continue
         met = {position for key in _keys(a) for position in index.get(key, ())}
         for position in sorted(met):
