@@ -17,7 +17,8 @@ claims to override a T1 fact does not displace it, while a T2 correction of a T1
 from __future__ import annotations
 
 import asyncio
-from collections import OrderedDict
+import functools
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
@@ -36,8 +37,8 @@ from app.services.versioning.versions import Link, Why
 MIN_SIMILARITY = 0.5
 HUB_LIMIT = 500
 PARTNERS = 10  # the most similar partners each new memory is compared with
-# Texts whose claims a run keeps (see ParsedTexts): a page's memories and their partners, and
-# the pages before it; about 4 KiB a text on BEAM's messages, so 20 MiB at most.
+# Texts whose claims a run keeps (the least recently used forgotten first): a page's memories
+# and their partners, and the pages before it; about 4 KiB a text on BEAM's messages, 20 MiB.
 PARSED_TEXTS = 5_000
 CONFIDENCE_FACTOR = 0.3  # what a contradicted memory keeps of its confidence
 TRUST_GAP = 2  # tiers by which a newer memory must be less trusted to lose to an older one
@@ -86,33 +87,14 @@ def judge(a: Row, b: Row, found: contradictions.Disagreement) -> Contradiction:
     )
 
 
-class ParsedTexts:
-    """The claims of the texts a run compared last, kept across its pages: a memory is the
-    partner of many others, on many pages, and reading a text is most of a comparison's cost.
-    At most `capacity` texts, the least recently used forgotten first."""
-
-    def __init__(self, capacity: int = PARSED_TEXTS) -> None:
-        self._capacity = capacity
-        self._claims: OrderedDict[str, contradictions.Claims] = OrderedDict()
-
-    def claims(self, text: str) -> contradictions.Claims:
-        found = self._claims.get(text)
-        if found is None:
-            found = self._claims[text] = contradictions.parse(text)
-            if len(self._claims) > self._capacity:
-                self._claims.popitem(last=False)
-        else:
-            self._claims.move_to_end(text)
-        return found
-
-
 def find(
-    page: list[Row], lowered_before: set[str], parsed: ParsedTexts | None = None
+    page: list[Row],
+    lowered_before: set[str],
+    claims: Callable[[str], contradictions.Claims] = contradictions.parse,
 ) -> tuple[int, list[Contradiction]]:
     """The contradictions between a page's memories and their partners (each pair once), and
     how many pairs were compared; a memory is lowered once per run at most (`lowered_before`:
-    by earlier pages). `parsed`: the run's texts read so far."""
-    texts = parsed if parsed is not None else ParsedTexts()
+    by earlier pages). `claims` reads a text (a run passes one that remembers what it read)."""
     compared: set[tuple[str, str]] = set()
     found: list[Contradiction] = []
     lowered = set(lowered_before)
@@ -124,9 +106,7 @@ def find(
             if pair in compared:
                 continue
             compared.add(pair)
-            disagreement = contradictions.disagreement(
-                texts.claims(a["content"]), texts.claims(b["content"])
-            )
+            disagreement = contradictions.disagreement(claims(a["content"]), claims(b["content"]))
             if disagreement is None:
                 continue
             verdict = judge(a, b, disagreement)
@@ -280,7 +260,8 @@ async def _compare_new(registry: Registry, scope: Scope) -> _Compared:
     walked = paging.sources(scope) if since == 0 else [scope.branch]
     done = _Compared()
     lowered: set[str] = set()
-    parsed = ParsedTexts()
+    # A memory is the partner of many others, on many pages: each text is read once a run.
+    claims = functools.lru_cache(maxsize=PARSED_TEXTS)(contradictions.parse)
     size = paging.batch(registry)
     for source in walked:
         cursor = paging.Cursor.created_after(since)
@@ -299,7 +280,7 @@ async def _compare_new(registry: Registry, scope: Scope) -> _Compared:
             if not page:
                 break
             # Segmenting and extracting from many texts is blocking work.
-            pairs, found = await asyncio.to_thread(find, page, lowered, parsed)
+            pairs, found = await asyncio.to_thread(find, page, lowered, claims)
             done.pairs += pairs
             if found:
                 done.contradictions += len(found)

@@ -209,6 +209,7 @@ class Claims:
 
     @cached_property
     def statements(self) -> frozenset[tuple[object, ...]]:
+        """What its clauses state (see Clause.statement)."""
         return frozenset(clause.statement for clause in self.clauses)
 
     @cached_property

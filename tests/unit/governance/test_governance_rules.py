@@ -7,7 +7,7 @@ import itertools
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from app.services.governance.consolidate import CONFIDENCE_FACTOR, ParsedTexts, judge
+from app.services.governance.consolidate import CONFIDENCE_FACTOR, judge
 from app.services.governance.contradictions import Disagreement
 from app.services.governance.reflect import MAX_CLUSTER, clusters
 
@@ -100,13 +100,3 @@ def test_clusters_stay_small_and_the_strongest_pairs_join_first() -> None:
     found = clusters(pairs, limit=10)
     assert len(found[0].memory_ids) == MAX_CLUSTER
     assert found[0].memory_ids == ids[:MAX_CLUSTER]
-
-
-def test_a_run_reads_each_text_once_and_keeps_only_the_latest() -> None:
-    parsed = ParsedTexts(capacity=2)
-    first = parsed.claims("The ledger-db keeps 30 days of logs.")
-    assert parsed.claims("The ledger-db keeps 30 days of logs.") is first
-    parsed.claims("The search-api runs on 4 cores.")
-    parsed.claims("Anna reviews pull requests on Mondays.")  # the first is forgotten
-    assert parsed.claims("The ledger-db keeps 30 days of logs.") is not first
-    assert parsed.claims("The ledger-db keeps 30 days of logs.") == first
